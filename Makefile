@@ -1,0 +1,49 @@
+# InferLab — the two commands (`make demo`, `make test`) and developer targets.
+# Every target first runs tools/install.sh, which installs only what is missing.
+
+BUILD_DIR ?= build
+ASAN_BUILD_DIR ?= build-asan
+FUZZ_BUILD_DIR ?= build-fuzz
+JOBS ?= $(shell nproc)
+CACHE_DIR ?= $(HOME)/.cache/inferlab
+FUZZ_SECONDS ?= 600
+export INFERLAB_CACHE := $(CACHE_DIR)
+
+.PHONY: all install build demo test asan fuzz models conformance-report clean
+
+all: build
+
+install:
+	@bash tools/install.sh
+
+build: install
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+models: install
+	@/usr/bin/python3 tools/export_models.py --cache-dir $(CACHE_DIR)
+
+demo: build
+	@bash tools/demo.sh $(BUILD_DIR)/inferlab
+
+test: build models
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 1500
+
+asan: install
+	@cmake -S . -B $(ASAN_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 -DINFERLAB_SANITIZE=ON >/dev/null
+	@cmake --build $(ASAN_BUILD_DIR) -j $(JOBS)
+	@cd $(ASAN_BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -L "unit|conformance"
+
+fuzz: install
+	@cmake -S . -B $(FUZZ_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 -DINFERLAB_FUZZ=ON >/dev/null
+	@cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target fuzz_model
+	@bash tools/run_fuzz.sh $(FUZZ_BUILD_DIR)/fuzz_model $(FUZZ_SECONDS)
+
+conformance-report: build
+	@$(BUILD_DIR)/conformance_runner --data-dir /usr/share/libonnx-testdata/data \
+	  --report docs/conformance.md
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR) $(FUZZ_BUILD_DIR)

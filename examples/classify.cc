@@ -1,0 +1,2 @@
+// Placeholder: replaced by the example.
+int main() { return 0; }

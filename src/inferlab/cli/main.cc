@@ -1,0 +1,2 @@
+// Placeholder: replaced by the CLI implementation.
+int main() { return 0; }

@@ -1,0 +1,108 @@
+#include "inferlab/kernels/kernel.h"
+
+namespace inferlab::kernels {
+
+using model::Attribute;
+
+std::string NodeInfo::describe() const { return fmt::format("{} node '{}'", op_type_, name_); }
+
+const Attribute& NodeInfo::attr(const std::string& key) const {
+  auto it = attributes_.find(key);
+  if (it == attributes_.end()) fail(ErrorCode::kInvalidModel, "required attribute '{}' is missing", key);
+  return it->second;
+}
+
+const Attribute& NodeInfo::require(const std::string& key, Attribute::Kind kind) const {
+  const Attribute& found = attr(key);
+  if (found.kind != kind) {
+    fail(ErrorCode::kInvalidModel, "attribute '{}' is {}, expected {}", key,
+         model::attribute_kind_name(found.kind), model::attribute_kind_name(kind));
+  }
+  return found;
+}
+
+int64_t NodeInfo::attr_int(const std::string& key, int64_t fallback) const {
+  return has_attr(key) ? require(key, Attribute::Kind::kInt).i : fallback;
+}
+
+int64_t NodeInfo::attr_int(const std::string& key) const { return require(key, Attribute::Kind::kInt).i; }
+
+float NodeInfo::attr_float(const std::string& key, float fallback) const {
+  return has_attr(key) ? require(key, Attribute::Kind::kFloat).f : fallback;
+}
+
+std::string NodeInfo::attr_string(const std::string& key, const std::string& fallback) const {
+  return has_attr(key) ? require(key, Attribute::Kind::kString).s : fallback;
+}
+
+std::vector<int64_t> NodeInfo::attr_ints(const std::string& key,
+                                         const std::vector<int64_t>& fallback) const {
+  return has_attr(key) ? require(key, Attribute::Kind::kInts).ints : fallback;
+}
+
+std::vector<int64_t> NodeInfo::attr_ints(const std::string& key) const {
+  return require(key, Attribute::Kind::kInts).ints;
+}
+
+std::vector<float> NodeInfo::attr_floats(const std::string& key,
+                                         const std::vector<float>& fallback) const {
+  return has_attr(key) ? require(key, Attribute::Kind::kFloats).floats : fallback;
+}
+
+std::vector<std::string> NodeInfo::attr_strings(const std::string& key) const {
+  return require(key, Attribute::Kind::kStrings).strings;
+}
+
+const Tensor& NodeInfo::attr_tensor(const std::string& key) const {
+  return require(key, Attribute::Kind::kTensor).t;
+}
+
+const ValueFacts& InferContext::input(size_t index) const {
+  if (!has_input(index)) node_.fail(ErrorCode::kInvalidModel, "input {} is missing", index);
+  return inputs_[index];
+}
+
+const Tensor& InferContext::input_value(size_t index) const {
+  const ValueFacts& facts = input(index);
+  if (facts.value == nullptr) {
+    node_.fail(ErrorCode::kUnsupported,
+               "input {} must be known before running to derive the output shape", index);
+  }
+  return *facts.value;
+}
+
+void InferContext::set_output(size_t index, DataType dtype, Shape shape) {
+  if (index >= outputs_.size()) return;  // optional output not requested by the graph
+  outputs_[index] = std::make_pair(dtype, std::optional<Shape>(std::move(shape)));
+}
+
+void InferContext::set_output_dynamic(size_t index, DataType dtype) {
+  if (index >= outputs_.size()) return;
+  outputs_[index] = std::make_pair(dtype, std::optional<Shape>());
+}
+
+const Tensor& KernelContext::input(size_t index) const {
+  if (!has_input(index)) node_.fail(ErrorCode::kInvalidModel, "input {} is missing", index);
+  return *inputs_[index];
+}
+
+Tensor& KernelContext::output(size_t index, DataType dtype, const Shape& shape) {
+  if (index >= outputs_.size()) outputs_.resize(index + 1);
+  Tensor& slot = outputs_[index];
+  // The runtime clears slots that must not be written through, so a matching
+  // tensor here is one it placed on purpose (a planned or caller-bound buffer).
+  if (slot.empty() || slot.dtype() != dtype || slot.shape() != shape) slot = Tensor(dtype, shape);
+  return slot;
+}
+
+void KernelContext::set_output(size_t index, Tensor tensor) {
+  if (index >= outputs_.size()) outputs_.resize(index + 1);
+  outputs_[index] = std::move(tensor);
+}
+
+SubgraphRunner& KernelContext::subgraphs() const {
+  if (subgraphs_ == nullptr) node_.fail(ErrorCode::kRuntime, "no subgraph runner is available");
+  return *subgraphs_;
+}
+
+}  // namespace inferlab::kernels

@@ -1,0 +1,153 @@
+// The contract between the engine and an operator. An operator is two
+// functions: a shape rule (infer) that derives output types and shapes from
+// input types and shapes (and input values where they are known, e.g. a
+// Reshape's target shape), and a compute function. Both see tensors and
+// attributes, never the graph. Both live in one file per operator,
+// kernels/reference/<op>.cc, and are registered by one line in registry.cc.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "inferlab/core/error.h"
+#include "inferlab/core/tensor.h"
+#include "inferlab/model/attribute.h"
+
+namespace inferlab::kernels {
+
+// The node a kernel runs for: its identity (for error messages), the opset
+// version of its domain, and typed attribute access.
+class NodeInfo {
+ public:
+  NodeInfo(const std::string& name, const std::string& op_type, int64_t opset,
+           const model::AttributeMap& attributes)
+      : name_(name), op_type_(op_type), opset_(opset), attributes_(attributes) {}
+
+  const std::string& name() const { return name_; }
+  const std::string& op_type() const { return op_type_; }
+  int64_t opset() const { return opset_; }
+  const model::AttributeMap& attributes() const { return attributes_; }
+  // "Conv node 'conv1'" — the prefix every kernel error message starts with.
+  std::string describe() const;
+
+  bool has_attr(const std::string& key) const { return attributes_.count(key) != 0; }
+  int64_t attr_int(const std::string& key, int64_t fallback) const;
+  int64_t attr_int(const std::string& key) const;  // required
+  float attr_float(const std::string& key, float fallback) const;
+  std::string attr_string(const std::string& key, const std::string& fallback) const;
+  std::vector<int64_t> attr_ints(const std::string& key, const std::vector<int64_t>& fallback) const;
+  std::vector<int64_t> attr_ints(const std::string& key) const;  // required
+  std::vector<float> attr_floats(const std::string& key, const std::vector<float>& fallback) const;
+  std::vector<std::string> attr_strings(const std::string& key) const;
+  const Tensor& attr_tensor(const std::string& key) const;  // required
+  const model::Attribute& attr(const std::string& key) const;  // required, any kind
+
+  // Throws Error(code) with describe() prepended: fail_node(ErrorCode::k..., "bad axis {}", a).
+  template <typename... Args>
+  [[noreturn]] void fail(ErrorCode code, fmt::format_string<Args...> format, Args&&... args) const {
+    throw Error(code, describe() + ": " + fmt::format(format, std::forward<Args>(args)...));
+  }
+
+ private:
+  const model::Attribute& require(const std::string& key, model::Attribute::Kind kind) const;
+
+  const std::string& name_;
+  const std::string& op_type_;
+  int64_t opset_;
+  const model::AttributeMap& attributes_;
+};
+
+// What the shape rule knows about one input.
+struct ValueFacts {
+  DataType dtype = DataType::kUndefined;
+  Shape shape;
+  // The input's contents when known before running (initializers, constants,
+  // and values folded from them such as Shape outputs). Null otherwise.
+  const Tensor* value = nullptr;
+};
+
+class InferContext {
+ public:
+  InferContext(const NodeInfo& node, std::vector<ValueFacts> inputs, size_t num_outputs)
+      : node_(node), inputs_(std::move(inputs)), outputs_(num_outputs) {}
+
+  const NodeInfo& node() const { return node_; }
+  size_t num_inputs() const { return inputs_.size(); }
+  // False for an omitted optional input (empty name) or one past the end.
+  bool has_input(size_t index) const {
+    return index < inputs_.size() && inputs_[index].dtype != DataType::kUndefined;
+  }
+  const ValueFacts& input(size_t index) const;
+  // The input's value, or an error naming the node when it is not known
+  // (for inputs that must be constant to derive the output shape).
+  const Tensor& input_value(size_t index) const;
+
+  size_t num_outputs() const { return outputs_.size(); }
+  void set_output(size_t index, DataType dtype, Shape shape);
+  // Marks an output whose shape depends on input data (NonMaxSuppression,
+  // TopK with a non-constant k, ...): it is known only after running.
+  void set_output_dynamic(size_t index, DataType dtype);
+  const std::vector<std::optional<std::pair<DataType, std::optional<Shape>>>>& outputs() const {
+    return outputs_;
+  }
+
+ private:
+  const NodeInfo& node_;
+  std::vector<ValueFacts> inputs_;
+  std::vector<std::optional<std::pair<DataType, std::optional<Shape>>>> outputs_;
+};
+
+// Runs a graph-valued attribute (If branches, Loop body). Implemented by the
+// runtime; kernels never see the graph itself.
+class SubgraphRunner {
+ public:
+  virtual ~SubgraphRunner() = default;
+  virtual std::vector<Tensor> run_subgraph(const std::string& attribute_name,
+                                           const std::vector<Tensor>& inputs) = 0;
+};
+
+class KernelContext {
+ public:
+  KernelContext(const NodeInfo& node, std::vector<const Tensor*> inputs,
+                std::vector<Tensor>& outputs, SubgraphRunner* subgraphs = nullptr)
+      : node_(node), inputs_(std::move(inputs)), outputs_(outputs), subgraphs_(subgraphs) {}
+
+  const NodeInfo& node() const { return node_; }
+  size_t num_inputs() const { return inputs_.size(); }
+  bool has_input(size_t index) const { return index < inputs_.size() && inputs_[index] != nullptr; }
+  const Tensor& input(size_t index) const;
+
+  size_t num_outputs() const { return outputs_.size(); }
+  // Returns output `index` with the given type and shape. Reuses the tensor
+  // already there when it matches (the runtime may pre-place outputs),
+  // otherwise allocates. Contents are unspecified: write every element.
+  Tensor& output(size_t index, DataType dtype, const Shape& shape);
+  // Sets an output to an existing tensor (e.g. Identity sharing its input).
+  void set_output(size_t index, Tensor tensor);
+  SubgraphRunner& subgraphs() const;
+
+ private:
+  const NodeInfo& node_;
+  std::vector<const Tensor*> inputs_;
+  std::vector<Tensor>& outputs_;
+  SubgraphRunner* subgraphs_;
+};
+
+using InferFunction = std::function<void(InferContext&)>;
+using ComputeFunction = std::function<void(KernelContext&)>;
+
+// One operator's implementation. `min_opset`..`max_opset` is the range of
+// default-domain opset versions it implements (every change in between is
+// handled inside the functions, keyed on NodeInfo::opset()).
+struct OpKernel {
+  std::string op_type;
+  int64_t min_opset = 7;
+  int64_t max_opset = 18;
+  InferFunction infer;
+  ComputeFunction compute;
+};
+
+}  // namespace inferlab::kernels

@@ -1,0 +1,7 @@
+#include "inferlab/kernels/reference/nn_ops.h"
+
+namespace inferlab::kernels::reference {
+
+void register_nn_ops(OpRegistry& registry) {}
+
+}  // namespace inferlab::kernels::reference

@@ -1,0 +1,42 @@
+#include "inferlab/kernels/registry.h"
+
+#include "inferlab/kernels/reference/control_flow_ops.h"
+#include "inferlab/kernels/reference/elementwise_ops.h"
+#include "inferlab/kernels/reference/nn_ops.h"
+#include "inferlab/kernels/reference/tensor_ops.h"
+
+namespace inferlab::kernels {
+
+void OpRegistry::add(OpKernel kernel) {
+  std::string key = kernel.op_type;
+  kernels_[key] = std::move(kernel);
+}
+
+const OpKernel* OpRegistry::find(const std::string& domain, const std::string& op_type,
+                                 int64_t opset) const {
+  if (!domain.empty() && domain != "ai.onnx") return nullptr;
+  auto it = kernels_.find(op_type);
+  if (it == kernels_.end()) return nullptr;
+  if (opset < it->second.min_opset || opset > it->second.max_opset) return nullptr;
+  return &it->second;
+}
+
+std::vector<std::string> OpRegistry::op_types() const {
+  std::vector<std::string> names;
+  for (const auto& [name, kernel] : kernels_) names.push_back(name);
+  return names;
+}
+
+const OpRegistry& OpRegistry::reference() {
+  static const OpRegistry registry = [] {
+    OpRegistry built;
+    reference::register_elementwise_ops(built);
+    reference::register_nn_ops(built);
+    reference::register_tensor_ops(built);
+    reference::register_control_flow_ops(built);
+    return built;
+  }();
+  return registry;
+}
+
+}  // namespace inferlab::kernels

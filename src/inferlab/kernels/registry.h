@@ -1,0 +1,27 @@
+// The operator registry: op type -> OpKernel. Built explicitly (no static
+// registration), so what is supported is one readable list in registry.cc.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "inferlab/kernels/kernel.h"
+
+namespace inferlab::kernels {
+
+class OpRegistry {
+ public:
+  void add(OpKernel kernel);
+  // Null when the op type is unknown or `opset` is outside its range.
+  const OpKernel* find(const std::string& domain, const std::string& op_type, int64_t opset) const;
+  std::vector<std::string> op_types() const;
+
+  // The registry of InferLab's reference kernels (built once, immutable).
+  static const OpRegistry& reference();
+
+ private:
+  std::map<std::string, OpKernel> kernels_;
+};
+
+}  // namespace inferlab::kernels

@@ -1,0 +1,2 @@
+// Placeholder: replaced by the runtime implementation.
+#include "inferlab/runtime/session.h"

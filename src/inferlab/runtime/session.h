@@ -1,0 +1,67 @@
+// Session: the engine's face. Load a model once (import, validate, check
+// every operator is supported, infer shapes), then run it as often as needed.
+//   auto session = inferlab::runtime::Session::load("model.onnx");
+//   auto outputs = session.run({{"input", tensor}});
+// Two run forms: run(inputs) returns new outputs; bind(inputs, outputs) then
+// run() writes into caller-owned outputs. A Session is not safe to run from
+// several threads at once; use one Session per thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "inferlab/core/tensor.h"
+#include "inferlab/model/graph.h"
+
+namespace inferlab::runtime {
+
+using TensorMap = std::map<std::string, Tensor>;
+
+struct SessionOptions {
+  // Threads that compute, the caller included; 0 means one per core.
+  int threads = 0;
+  // Fixed shapes for inputs with symbolic dims, by input name. Inputs not
+  // named keep their file shape (a leading symbolic dim defaults to 1 where
+  // a caller such as the CLI asks for it).
+  std::map<std::string, Shape> input_shapes;
+  // Largest single tensor accepted from the model file or created while running.
+  int64_t max_tensor_bytes = int64_t{4} << 30;
+  // Run the ONNX checker at load.
+  bool run_checker = true;
+};
+
+class Session {
+ public:
+  static Session load(const std::string& path, const SessionOptions& options = {});
+  static Session load_bytes(const void* data, size_t size, const SessionOptions& options = {});
+
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+  ~Session();
+
+  const model::Model& model() const;
+  // Runtime inputs and outputs, with shapes as fixed by the options.
+  const std::vector<model::ValueInfo>& inputs() const;
+  const std::vector<model::ValueInfo>& outputs() const;
+  const SessionOptions& options() const;
+
+  // Runs with named inputs (every graph input must be given, with the
+  // declared dtype and a shape compatible with the declared one).
+  TensorMap run(const TensorMap& inputs);
+
+  // Binds inputs and caller-owned outputs for run(). Outputs may be omitted
+  // (then run() allocates them; read them with bound_outputs()).
+  void bind(const TensorMap& inputs, const TensorMap& outputs = {});
+  void run();
+  const TensorMap& bound_outputs() const;
+
+ private:
+  struct Impl;
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace inferlab::runtime

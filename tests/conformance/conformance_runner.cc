@@ -1,0 +1,2 @@
+// Placeholder: replaced by the conformance runner.
+int main() { return 0; }
