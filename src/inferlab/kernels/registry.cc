@@ -3,6 +3,7 @@
 #include "inferlab/kernels/reference/control_flow_ops.h"
 #include "inferlab/kernels/reference/elementwise_ops.h"
 #include "inferlab/kernels/reference/nn_ops.h"
+#include "inferlab/kernels/reference/rnn_ops.h"
 #include "inferlab/kernels/reference/tensor_ops.h"
 
 namespace inferlab::kernels {
@@ -32,6 +33,7 @@ const OpRegistry& OpRegistry::reference() {
     OpRegistry built;
     reference::register_elementwise_ops(built);
     reference::register_nn_ops(built);
+    reference::register_rnn_ops(built);
     reference::register_tensor_ops(built);
     reference::register_control_flow_ops(built);
     return built;
