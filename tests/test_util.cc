@@ -24,13 +24,13 @@ std::string cache_dir() {
 }
 
 std::string source_dir() {
-  const char* dir = std::getenv("INFERLAB_SOURCE_DIR");
-  return dir ? dir : ".";
+  if (const char* dir = std::getenv("INFERLAB_SOURCE_DIR")) return dir;
+  return INFERLAB_SOURCE_DIR_PATH;
 }
 
 std::string cli_path() {
-  const char* cli = std::getenv("INFERLAB_CLI");
-  return cli ? cli : "inferlab";
+  if (const char* cli = std::getenv("INFERLAB_CLI")) return cli;
+  return INFERLAB_CLI_PATH;
 }
 
 std::string make_temp_dir(const std::string& prefix) {

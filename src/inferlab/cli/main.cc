@@ -1,2 +1,55 @@
-// Placeholder: replaced by the CLI implementation.
-int main() { return 0; }
+// The `inferlab` command: dispatches to one subcommand per file (inspect.cc,
+// run.cc, ...). Exit status: 0 success, 1 any error (message on stderr),
+// 2 usage error. Everything is caught here, so no input ends in a signal.
+#include <exception>
+#include <iostream>
+#include <new>
+
+#include "inferlab/cli/cli_common.h"
+#include "inferlab/core/error.h"
+
+namespace {
+
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"InferLab: load ONNX models, run them, and measure them."};
+  app.require_subcommand(1);
+  std::vector<inferlab::cli::Command> commands;
+  inferlab::cli::add_inspect_command(app, commands);
+  inferlab::cli::add_run_command(app, commands);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    const int status = app.exit(error);  // prints help or the parse error
+    return status == 0 ? 0 : kExitUsage;
+  }
+  for (const inferlab::cli::Command& command : commands) {
+    if (command.app->parsed()) return command.run();
+  }
+  return kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_cli(argc, argv);
+  } catch (const inferlab::cli::UsageError& error) {
+    std::cerr << "error: " << error.what() << "\n";
+    return kExitUsage;
+  } catch (const inferlab::Error& error) {
+    std::cerr << "error: " << error.what() << "\n";
+    return kExitError;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory\n";
+    return kExitError;
+  } catch (const std::exception& error) {
+    std::cerr << "error: " << error.what() << "\n";
+    return kExitError;
+  } catch (...) {
+    std::cerr << "error: unknown failure\n";
+    return kExitError;
+  }
+}

@@ -1,2 +1,187 @@
-// Placeholder: replaced by the runtime implementation.
+// Session: load = import + operator check + input shapes + shape inference +
+// executor construction (all decided once); run = validate inputs, execute,
+// hand back outputs (or write them into caller-bound tensors).
 #include "inferlab/runtime/session.h"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "inferlab/kernels/registry.h"
+#include "inferlab/runtime/executor.h"
+#include "inferlab/runtime/input_check.h"
+#include "inferlab/runtime/op_support.h"
+#include "inferlab/runtime/shape_inference.h"
+
+namespace inferlab::runtime {
+
+struct Session::Impl {
+  SessionOptions options;
+  model::Model model;
+  std::vector<model::ValueInfo> inputs;
+  std::vector<model::ValueInfo> outputs;
+  ShapeInferenceResult shapes;
+  std::unique_ptr<GraphExecutor> executor;
+
+  // bind() state: the inputs (held so run() can use them), the caller's
+  // output tensors by graph-output position (empty where not bound).
+  bool bound = false;
+  TensorMap bound_inputs;
+  MatchedInputs bound_matched;
+  std::vector<Tensor> placed_outputs;
+  TensorMap bound_outputs;
+};
+
+namespace {
+
+model::ImportOptions import_options_for(const SessionOptions& options) {
+  model::ImportOptions import_options;
+  import_options.max_tensor_bytes = options.max_tensor_bytes;
+  import_options.run_checker = options.run_checker;
+  return import_options;
+}
+
+std::vector<model::ValueInfo> inferred_outputs(const model::Graph& graph,
+                                               const ShapeInferenceResult& shapes) {
+  std::vector<model::ValueInfo> outputs;
+  for (const model::ValueInfo& declared : graph.outputs) {
+    const model::ValueInfo* inferred = shapes.find_resolved(declared.name);
+    model::ValueInfo info = inferred ? *inferred : declared;
+    if (info.dtype == DataType::kUndefined) {
+      auto it = shapes.values.find(declared.name);
+      if (it != shapes.values.end()) info.dtype = it->second.dtype;
+    }
+    outputs.push_back(std::move(info));
+  }
+  return outputs;
+}
+
+void copy_tensor_into(const Tensor& from, Tensor& to) {
+  if (from.dtype() == DataType::kString) {
+    const auto* in = static_cast<const std::string*>(from.raw_data());
+    auto* out = static_cast<std::string*>(to.raw_data());
+    for (int64_t i = 0; i < from.numel(); ++i) out[i] = in[i];
+  } else if (from.nbytes() > 0) {
+    std::memcpy(to.raw_data(), from.raw_data(), from.nbytes());
+  }
+}
+
+}  // namespace
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session Session::from_model(model::Model model, const SessionOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->model = std::move(model);
+  const model::Model& loaded = impl->model;
+  if (!loaded.graph) fail(ErrorCode::kInvalidModel, "{}: the model has no graph", loaded.source);
+  const kernels::OpRegistry& registry = kernels::OpRegistry::reference();
+  check_ops_supported(loaded, registry);
+  impl->inputs = apply_input_shapes(*loaded.graph, options.input_shapes, loaded.source);
+
+  ShapeInferenceOptions shape_options;
+  shape_options.input_shapes = static_input_shapes(impl->inputs);
+  shape_options.max_tensor_bytes = options.max_tensor_bytes;
+  impl->shapes = infer_shapes(loaded, shape_options, registry);
+  impl->outputs = inferred_outputs(*loaded.graph, impl->shapes);
+
+  ExecutorOptions executor_options;
+  executor_options.opset = loaded.default_opset();
+  executor_options.max_tensor_bytes = options.max_tensor_bytes;
+  executor_options.source = loaded.source;
+  impl->executor =
+      std::make_unique<GraphExecutor>(*loaded.graph, registry, executor_options, false);
+  return Session(std::move(impl));
+}
+
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+Session::~Session() = default;
+
+Session Session::load(const std::string& path, const SessionOptions& options) {
+  return from_model(import_model_file_listing_ops(path, import_options_for(options)), options);
+}
+
+Session Session::load_bytes(const void* data, size_t size, const SessionOptions& options) {
+  return from_model(import_model_bytes_listing_ops(data, size, import_options_for(options)),
+                    options);
+}
+
+const model::Model& Session::model() const { return impl_->model; }
+const std::vector<model::ValueInfo>& Session::inputs() const { return impl_->inputs; }
+const std::vector<model::ValueInfo>& Session::outputs() const { return impl_->outputs; }
+const SessionOptions& Session::options() const { return impl_->options; }
+
+const std::unordered_map<std::string, model::ValueInfo>& Session::value_infos() const {
+  return impl_->shapes.values;
+}
+
+TensorMap Session::run(const TensorMap& inputs) {
+  const model::Graph& graph = *impl_->model.graph;
+  const MatchedInputs matched = match_inputs(impl_->inputs, graph.overridable_initializers, inputs);
+  std::vector<Tensor> results = impl_->executor->run(matched.positional, {}, matched.overrides);
+  TensorMap outputs;
+  for (size_t i = 0; i < results.size(); ++i)
+    outputs[graph.outputs[i].name] = std::move(results[i]);
+  return outputs;
+}
+
+void Session::bind(const TensorMap& inputs, const TensorMap& outputs) {
+  const model::Graph& graph = *impl_->model.graph;
+  impl_->bound = false;
+  impl_->bound_inputs = inputs;
+  impl_->bound_matched =
+      match_inputs(impl_->inputs, graph.overridable_initializers, impl_->bound_inputs);
+  impl_->placed_outputs.assign(graph.outputs.size(), Tensor());
+  for (const auto& [name, tensor] : outputs) {
+    size_t position = 0;
+    while (position < graph.outputs.size() && graph.outputs[position].name != name) ++position;
+    if (position == graph.outputs.size()) {
+      fail(ErrorCode::kInvalidArgument, "bind: the model has no output named '{}'", name);
+    }
+    const model::ValueInfo& expected = impl_->outputs[position];
+    if (tensor.empty())
+      fail(ErrorCode::kInvalidArgument, "bind: output '{}' is an empty tensor", name);
+    if (expected.dtype != DataType::kUndefined && tensor.dtype() != expected.dtype) {
+      fail(ErrorCode::kInvalidArgument, "bind: output '{}' is {}, but the model produces {}", name,
+           dtype_name(tensor.dtype()), expected.to_string());
+    }
+    if (expected.is_static() && tensor.shape() != expected.static_shape()) {
+      fail(ErrorCode::kInvalidArgument, "bind: output '{}' has shape {}, but the model produces {}",
+           name, shape_to_string(tensor.shape()), expected.to_string());
+    }
+    impl_->placed_outputs[position] = tensor;
+  }
+  impl_->bound_outputs.clear();
+  impl_->bound = true;
+}
+
+void Session::run() {
+  if (!impl_->bound) fail(ErrorCode::kInvalidArgument, "run(): bind() inputs first");
+  const model::Graph& graph = *impl_->model.graph;
+  std::vector<Tensor> results = impl_->executor->run(
+      impl_->bound_matched.positional, {}, impl_->bound_matched.overrides, &impl_->placed_outputs);
+  impl_->bound_outputs.clear();
+  for (size_t i = 0; i < results.size(); ++i) {
+    const std::string& name = graph.outputs[i].name;
+    Tensor& placed = impl_->placed_outputs[i];
+    if (placed.empty()) {
+      impl_->bound_outputs[name] = std::move(results[i]);
+      continue;
+    }
+    if (results[i].raw_data() != placed.raw_data()) {
+      if (results[i].dtype() != placed.dtype() || results[i].shape() != placed.shape()) {
+        fail(ErrorCode::kInvalidArgument,
+             "output '{}': the bound tensor is {} {}, but the run produced {} {}", name,
+             dtype_name(placed.dtype()), shape_to_string(placed.shape()),
+             dtype_name(results[i].dtype()), shape_to_string(results[i].shape()));
+      }
+      copy_tensor_into(results[i], placed);
+    }
+    impl_->bound_outputs[name] = placed;
+  }
+}
+
+const TensorMap& Session::bound_outputs() const { return impl_->bound_outputs; }
+
+}  // namespace inferlab::runtime

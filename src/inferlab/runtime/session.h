@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "inferlab/core/tensor.h"
@@ -47,6 +48,10 @@ class Session {
   const std::vector<model::ValueInfo>& inputs() const;
   const std::vector<model::ValueInfo>& outputs() const;
   const SessionOptions& options() const;
+  // Type and shape of every value of the main graph as inferred at load from
+  // the inputs' fixed shapes; values known only at run time keep the types
+  // the file declares (possibly symbolic or without shape).
+  const std::unordered_map<std::string, model::ValueInfo>& value_infos() const;
 
   // Runs with named inputs (every graph input must be given, with the
   // declared dtype and a shape compatible with the declared one).
@@ -61,6 +66,7 @@ class Session {
  private:
   struct Impl;
   explicit Session(std::unique_ptr<Impl> impl);
+  static Session from_model(model::Model model, const SessionOptions& options);
   std::unique_ptr<Impl> impl_;
 };
 

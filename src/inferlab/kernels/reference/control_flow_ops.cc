@@ -2,6 +2,9 @@
 
 namespace inferlab::kernels::reference {
 
-void register_control_flow_ops(OpRegistry& registry) {}
+void register_control_flow_ops(OpRegistry& registry) {
+  registry.add(if_kernel());
+  registry.add(loop_kernel());
+}
 
 }  // namespace inferlab::kernels::reference

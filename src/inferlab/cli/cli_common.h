@@ -1,0 +1,58 @@
+// Helpers shared by the CLI subcommands: the command table main() dispatches
+// on, usage errors (exit status 2, unlike library errors which exit 1),
+// parsing of NAME=VALUE flags, JSON output to a file or stdout, and
+// human-readable numbers.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "inferlab/core/tensor.h"
+#include "inferlab/model/graph.h"
+
+namespace inferlab::cli {
+
+// A malformed command line the parser could not catch (e.g. `--shape x=1,a`).
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A registered subcommand: main() runs the one the user chose and returns
+// its exit status.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+void add_inspect_command(CLI::App& root, std::vector<Command>& commands);
+void add_run_command(CLI::App& root, std::vector<Command>& commands);
+
+// Splits "NAME=VALUE" (first '='); throws UsageError naming `flag` otherwise.
+std::pair<std::string, std::string> split_name_value(const std::string& flag,
+                                                     const std::string& text);
+// Parses repeated "NAME=VALUE" flags into a map, rejecting repeated names.
+std::map<std::string, std::string> parse_name_values(const std::string& flag,
+                                                     const std::vector<std::string>& texts);
+// Parses repeated "--shape NAME=1,3,224,224" flags.
+std::map<std::string, Shape> parse_shape_flags(const std::vector<std::string>& texts);
+
+// Writes `json` (pretty) to `target`: "-" for stdout, else a file path.
+void write_json(const nlohmann::json& json, const std::string& target);
+
+// A dim list as JSON: numbers for static dims, the symbol (or null) otherwise.
+nlohmann::json dims_json(const model::ValueInfo& info);
+nlohmann::json value_info_json(const model::ValueInfo& info);
+
+// "97.5 MiB", "1.23 G" style numbers.
+std::string human_bytes(int64_t bytes);
+std::string human_count(double count);
+
+}  // namespace inferlab::cli

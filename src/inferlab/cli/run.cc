@@ -1,0 +1,246 @@
+// `inferlab run MODEL`: runs a model once on given or generated inputs and
+// summarizes each output (dtype, shape, min/max/mean, first values), with
+// optional .npy files per output and a JSON report.
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "inferlab/cli/cli_common.h"
+#include "inferlab/cli/input_tensors.h"
+#include "inferlab/core/npy.h"
+#include "inferlab/runtime/session.h"
+
+namespace inferlab::cli {
+
+namespace {
+
+constexpr int64_t kShownValues = 6;
+
+struct RunFlags {
+  std::string model_path;
+  std::vector<std::string> inputs;
+  std::vector<std::string> shapes;
+  std::vector<std::string> values;
+  std::vector<std::string> ranges;
+  std::string output_dir;
+  std::string json_target;
+  int threads = 0;
+  uint64_t seed = 0;
+};
+
+struct PreparedInput {
+  Tensor tensor;
+  std::string source;  // "file x.npy", "value 3", "random [0, 1) seed 0"
+};
+
+double elapsed_ms(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
+      .count();
+}
+
+void check_names_are_inputs(const std::map<std::string, std::string>& named, const char* flag,
+                            const runtime::Session& session) {
+  for (const auto& entry : named) {
+    const std::string& name = entry.first;
+    const auto& inputs = session.inputs();
+    const bool found =
+        std::any_of(inputs.begin(), inputs.end(),
+                    [&](const model::ValueInfo& input) { return input.name == name; });
+    if (!found) {
+      fail(ErrorCode::kInvalidArgument, "{} names '{}', which is not an input of {}", flag, name,
+           session.model().source);
+    }
+  }
+}
+
+std::map<std::string, PreparedInput> prepare_inputs(const RunFlags& flags,
+                                                    const runtime::Session& session) {
+  const auto files = parse_name_values("--input", flags.inputs);
+  const auto values = parse_name_values("--value", flags.values);
+  const auto ranges = parse_range_flags(flags.ranges);
+  check_names_are_inputs(files, "--input", session);
+  check_names_are_inputs(values, "--value", session);
+  std::map<std::string, PreparedInput> prepared;
+  for (size_t i = 0; i < session.inputs().size(); ++i) {
+    const model::ValueInfo& input = session.inputs()[i];
+    if (auto file = files.find(input.name); file != files.end()) {
+      prepared[input.name] = {read_tensor_file(file->second), "file " + file->second};
+      continue;
+    }
+    const Shape shape = resolve_run_shape(input);
+    if (auto value = values.find(input.name); value != values.end()) {
+      prepared[input.name] = {filled_tensor(input, shape, value->second), "value " + value->second};
+      continue;
+    }
+    auto range_it = ranges.find(input.name);
+    const std::optional<ValueRange> range =
+        range_it == ranges.end() ? std::nullopt : std::optional<ValueRange>(range_it->second);
+    prepared[input.name] = {random_tensor(input, shape, flags.seed, i, range),
+                            fmt::format("random seed {}", flags.seed)};
+  }
+  return prepared;
+}
+
+struct OutputStats {
+  double min = 0.0, max = 0.0, mean = 0.0;
+  bool numeric = false;
+};
+
+OutputStats output_stats(const Tensor& tensor) {
+  OutputStats stats;
+  if (tensor.dtype() == DataType::kString || tensor.numel() == 0) return stats;
+  stats.numeric = true;
+  stats.min = std::numeric_limits<double>::infinity();
+  stats.max = -std::numeric_limits<double>::infinity();
+  double sum = 0.0;
+  for (int64_t i = 0; i < tensor.numel(); ++i) {
+    const double value = tensor.element_as_double(i);
+    stats.min = std::min(stats.min, value);
+    stats.max = std::max(stats.max, value);
+    sum += value;
+  }
+  stats.mean = sum / static_cast<double>(tensor.numel());
+  return stats;
+}
+
+nlohmann::json first_values(const Tensor& tensor) {
+  nlohmann::json values = nlohmann::json::array();
+  for (int64_t i = 0; i < std::min(tensor.numel(), kShownValues); ++i) {
+    if (tensor.dtype() == DataType::kString)
+      values.push_back(tensor.data<std::string>()[i]);
+    else if (tensor.dtype() == DataType::kBool)
+      values.push_back(tensor.data<bool>()[i]);
+    else if (is_integer_dtype(tensor.dtype()))
+      values.push_back(static_cast<int64_t>(tensor.element_as_double(i)));
+    else
+      values.push_back(tensor.element_as_double(i));
+  }
+  return values;
+}
+
+std::string output_file_name(const std::string& output_name) {
+  std::string name = output_name;
+  std::replace(name.begin(), name.end(), '/', '_');
+  std::replace(name.begin(), name.end(), ':', '_');
+  return name + ".npy";
+}
+
+nlohmann::json output_json(const std::string& name, const Tensor& tensor) {
+  nlohmann::json json = {{"name", name},
+                         {"dtype", std::string(dtype_name(tensor.dtype()))},
+                         {"shape", tensor.shape()},
+                         {"first", first_values(tensor)}};
+  const OutputStats stats = output_stats(tensor);
+  if (stats.numeric) {
+    json["min"] = stats.min;
+    json["max"] = stats.max;
+    json["mean"] = stats.mean;
+  }
+  return json;
+}
+
+void print_report(const nlohmann::json& report) {
+  std::cout << fmt::format("model: {} (loaded in {:.2f} ms)\n", report["model"].get<std::string>(),
+                           report["load_ms"].get<double>());
+  std::cout << "inputs:\n";
+  for (const auto& input : report["inputs"]) {
+    std::cout << fmt::format("  {}: {}{} ({})\n", input["name"].get<std::string>(),
+                             input["dtype"].get<std::string>(), input["shape"].dump(),
+                             input["source"].get<std::string>());
+  }
+  std::cout << "outputs:\n";
+  for (const auto& output : report["outputs"]) {
+    std::cout << fmt::format("  {}: {}{}", output["name"].get<std::string>(),
+                             output["dtype"].get<std::string>(), output["shape"].dump());
+    if (output.contains("min")) {
+      std::cout << fmt::format("  min {:.6g} max {:.6g} mean {:.6g}", output["min"].get<double>(),
+                               output["max"].get<double>(), output["mean"].get<double>());
+    }
+    std::string first;
+    for (const auto& value : output["first"]) {
+      first += first.empty() ? "" : ", ";
+      first += value.is_number_float() ? fmt::format("{:.6g}", value.get<double>()) : value.dump();
+    }
+    std::cout << fmt::format("  first [{}]\n", first);
+    if (output.contains("file"))
+      std::cout << fmt::format("    written to {}\n", output["file"].get<std::string>());
+  }
+  std::cout << fmt::format("run time: {:.3f} ms\n", report["run_ms"].get<double>());
+}
+
+int run_model(const RunFlags& flags) {
+  runtime::SessionOptions options;
+  options.threads = flags.threads;
+  options.input_shapes = parse_shape_flags(flags.shapes);
+  // Flag syntax is checked before the (possibly slow) model load.
+  parse_name_values("--input", flags.inputs);
+  parse_name_values("--value", flags.values);
+  parse_range_flags(flags.ranges);
+
+  const auto load_start = std::chrono::steady_clock::now();
+  runtime::Session session = runtime::Session::load(flags.model_path, options);
+  const double load_ms = elapsed_ms(load_start);
+  std::map<std::string, PreparedInput> prepared = prepare_inputs(flags, session);
+  runtime::TensorMap inputs;
+  for (const auto& [name, input] : prepared) inputs[name] = input.tensor;
+
+  const auto run_start = std::chrono::steady_clock::now();
+  const runtime::TensorMap outputs = session.run(inputs);
+  const double run_ms = elapsed_ms(run_start);
+
+  nlohmann::json report = {{"model", flags.model_path},
+                           {"load_ms", load_ms},
+                           {"run_ms", run_ms},
+                           {"threads", flags.threads},
+                           {"inputs", nlohmann::json::array()},
+                           {"outputs", nlohmann::json::array()}};
+  for (const auto& [name, input] : prepared) {
+    report["inputs"].push_back({{"name", name},
+                                {"dtype", std::string(dtype_name(input.tensor.dtype()))},
+                                {"shape", input.tensor.shape()},
+                                {"source", input.source}});
+  }
+  if (!flags.output_dir.empty()) std::filesystem::create_directories(flags.output_dir);
+  for (const model::ValueInfo& declared : session.model().graph->outputs) {
+    const Tensor& tensor = outputs.at(declared.name);
+    nlohmann::json json = output_json(declared.name, tensor);
+    if (!flags.output_dir.empty()) {
+      const std::string path =
+          (std::filesystem::path(flags.output_dir) / output_file_name(declared.name)).string();
+      write_npy(path, tensor);
+      json["file"] = path;
+    }
+    report["outputs"].push_back(std::move(json));
+  }
+  if (flags.json_target != "-") print_report(report);
+  if (!flags.json_target.empty()) write_json(report, flags.json_target);
+  return 0;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& root, std::vector<Command>& commands) {
+  auto flags = std::make_shared<RunFlags>();
+  CLI::App* app = root.add_subcommand("run", "Run a model once and summarize its outputs");
+  app->add_option("model", flags->model_path, "ONNX model file")->required();
+  app->add_option("--input", flags->inputs, "Input from a .npy or .pb file: NAME=FILE");
+  app->add_option("--shape", flags->shapes, "Fix an input's shape: NAME=DIMS (e.g. x=1,3,224,224)");
+  app->add_option("--value", flags->values, "Fill an input with one value: NAME=V");
+  app->add_option(
+      "--input-range", flags->ranges,
+      "Range of an input's random values: NAME=LO:HI (default [0,1) floats, [0,100) ints)");
+  app->add_option("--seed", flags->seed, "Base seed of the random inputs (default 0)");
+  app->add_option("--output-dir", flags->output_dir, "Write each output to DIR/<output name>.npy");
+  app->add_option("--json", flags->json_target,
+                  "Also write the report as JSON to FILE ('-': stdout)");
+  app->add_option("--threads", flags->threads, "Compute threads (0: one per core)")
+      ->check(CLI::NonNegativeNumber);
+  commands.push_back(Command{app, [flags] { return run_model(*flags); }});
+}
+
+}  // namespace inferlab::cli

@@ -1,0 +1,18 @@
+// GraphProto -> Graph: initializers, inputs (initializers listed as inputs
+// become overridable_initializers), outputs, value_info, nodes with their
+// attributes, and subgraphs (If/Loop/Scan bodies) recursively. Nodes without a
+// name get a unique generated one. Ordering and validation: validate.h.
+#pragma once
+
+#include <memory>
+
+#include <onnx/onnx_pb.h>
+
+#include "inferlab/model/graph.h"
+#include "inferlab/model/onnx_convert.h"
+
+namespace inferlab::model {
+
+std::shared_ptr<Graph> convert_main_graph(const onnx::GraphProto& proto, const ConvertContext& ctx);
+
+}  // namespace inferlab::model

@@ -1,0 +1,89 @@
+// GraphExecutor: runs one graph (the main graph or an If/Loop body) with the
+// reference kernels. Everything that does not depend on input values is
+// decided once at construction: kernel lookup, NodeInfo, a slot per value,
+// Constant nodes computed, and after which node each intermediate is freed.
+// A run only fills slots, calls kernels and releases values.
+// Subgraphs read enclosing values by name: a body's outer_names() are bound
+// to the enclosing executor's slots, and the enclosing node counts as their
+// consumer so they stay alive until it has run.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "inferlab/core/tensor.h"
+#include "inferlab/kernels/registry.h"
+#include "inferlab/model/graph.h"
+
+namespace inferlab::runtime {
+
+struct ExecutorOptions {
+  int64_t opset = 0;  // the model's default-domain opset
+  int64_t max_tensor_bytes = int64_t{4} << 30;
+  std::string source;  // the model, for error messages
+};
+
+class GraphExecutor {
+ public:
+  // `graph` must outlive the executor. `is_subgraph`: names the graph does not
+  // define are read from enclosing scopes (an error for the main graph).
+  GraphExecutor(const model::Graph& graph, const kernels::OpRegistry& registry,
+                const ExecutorOptions& options, bool is_subgraph);
+  ~GraphExecutor();
+  GraphExecutor(const GraphExecutor&) = delete;
+  GraphExecutor& operator=(const GraphExecutor&) = delete;
+
+  const model::Graph& graph() const { return graph_; }
+  // Values the graph reads from enclosing scopes, in the order run() takes them.
+  const std::vector<std::string>& outer_names() const { return outer_names_; }
+
+  // `inputs` follow graph().inputs and `outer` follows outer_names().
+  // `overrides` replace initializers by name for this run. `placed_outputs`
+  // (optional, following graph().outputs; empty tensors allowed) are written
+  // in place where the producing kernel accepts them. Returns the outputs in
+  // graph().outputs order; none shares memory with a constant.
+  std::vector<Tensor> run(const std::vector<const Tensor*>& inputs,
+                          const std::vector<const Tensor*>& outer = {},
+                          const std::map<std::string, const Tensor*>& overrides = {},
+                          const std::vector<Tensor>* placed_outputs = nullptr);
+
+ private:
+  struct CompiledNode;
+  class SubgraphCaller;
+
+  int add_slot(const std::string& name);
+  // `node` null: a graph output.
+  int resolve_input(const std::string& name, const model::Node* node);
+  void compile_nodes(const kernels::OpRegistry& registry);
+  void compile_subgraphs(CompiledNode& compiled, const kernels::OpRegistry& registry);
+  void fold_constant_node(CompiledNode& compiled);
+  void compute_release_lists();
+  void execute_node(CompiledNode& compiled, const std::vector<Tensor>* placed);
+  void check_outputs(const CompiledNode& compiled) const;
+  std::vector<Tensor> collect_outputs();
+  [[noreturn]] void rethrow_naming_node(const CompiledNode& compiled) const;
+
+  const model::Graph& graph_;
+  ExecutorOptions options_;
+  bool is_subgraph_;
+  std::unordered_map<std::string, int> slot_of_;
+  std::vector<std::string> slot_names_;
+  std::vector<Tensor> values_;     // per slot; constants stay, the rest live for one run
+  std::vector<bool> is_constant_;  // per slot
+  std::unordered_set<const void*> constant_data_;
+  std::vector<int> input_slots_;
+  std::vector<int> outer_slots_;
+  std::vector<std::string> outer_names_;
+  std::vector<int> output_slots_;
+  std::vector<std::unique_ptr<CompiledNode>> nodes_;
+  std::vector<int> output_position_of_slot_;  // per slot: index in graph outputs, or -1
+  std::vector<Tensor> scratch_outputs_;
+};
+
+}  // namespace inferlab::runtime

@@ -1,0 +1,234 @@
+// The importer on good and bad files: parse faults, IR/opset/domain checks,
+// the ONNX checker, tensor conversion, limits, real ONNX test models.
+#include "inferlab/model/onnx_import.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "inferlab/model/graph_dump.h"
+#include "onnx_test_models.h"
+#include "test_util.h"
+
+namespace inferlab::model {
+namespace {
+
+using inferlab::testing::expect_error;
+using inferlab::testing::make_add_relu_model;
+using inferlab::testing::serialize;
+
+const char* kConvModel =
+    "/usr/share/libonnx-testdata/data/node/test_conv_with_strides_padding/model.onnx";
+
+class OnnxImport : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = inferlab::testing::make_temp_dir("inferlab-import"); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& bytes) {
+    const std::string path = dir_ + "/" + name;
+    inferlab::testing::write_file(path, bytes);
+    return path;
+  }
+  std::string dir_;
+};
+
+TEST_F(OnnxImport, ImportsInitializersNodesAndShapes) {
+  const Model model = import_model_file(write("m.onnx", serialize(make_add_relu_model())));
+  EXPECT_EQ(model.default_opset(), 13);
+  EXPECT_EQ(model.ir_version, 8);
+  const Graph& graph = *model.graph;
+  ASSERT_EQ(graph.inputs.size(), 1u);
+  EXPECT_EQ(graph.inputs[0].to_string(), "float[2, 3]");
+  ASSERT_EQ(graph.initializers.count("w"), 1u);
+  EXPECT_EQ(graph.initializers.at("w").data<float>()[5], 5.0f);
+  ASSERT_EQ(graph.nodes.size(), 2u);
+  EXPECT_EQ(graph.nodes[0].op_type, "Add");
+  EXPECT_NE(dump_graph(model).find("add: Add(x, w) -> sum"), std::string::npos)
+      << dump_graph(model);
+}
+
+TEST_F(OnnxImport, InitializerListedAsInputIsOverridableNotAnInput) {
+  auto proto = make_add_relu_model();
+  inferlab::testing::add_tensor_value(proto.mutable_graph()->add_input(), "w",
+                                      onnx::TensorProto::FLOAT, {2, 3});
+  const Model model = import_model_bytes(serialize(proto).data(), serialize(proto).size());
+  ASSERT_EQ(model.graph->inputs.size(), 1u);
+  EXPECT_EQ(model.graph->inputs[0].name, "x");
+  ASSERT_EQ(model.graph->overridable_initializers.size(), 1u);
+  EXPECT_EQ(model.graph->overridable_initializers[0].name, "w");
+}
+
+TEST_F(OnnxImport, RejectsEmptyFileNamingIt) {
+  const std::string path = write("empty.onnx", "");
+  expect_error([&] { import_model_file(path); }, ErrorCode::kInvalidModel, {path, "empty file"});
+}
+
+TEST_F(OnnxImport, RejectsMissingFileNamingIt) {
+  const std::string path = dir_ + "/nope.onnx";
+  expect_error([&] { import_model_file(path); }, ErrorCode::kIo, {path, "not found"});
+}
+
+TEST_F(OnnxImport, RejectsRandomBytes) {
+  std::string bytes;
+  uint32_t state = 12345;
+  for (int i = 0; i < 4096; ++i) {
+    state = state * 1664525u + 1013904223u;
+    bytes += static_cast<char>(state >> 24);
+  }
+  const std::string path = write("random.onnx", bytes);
+  try {
+    import_model_file(path);
+    FAIL() << "random bytes imported";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidModel) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path + ": not"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(OnnxImport, RejectsTruncatedRealModel) {
+  const std::string full = inferlab::testing::read_file(kConvModel);
+  ASSERT_GT(full.size(), 100u);
+  const std::string path = write("half.onnx", full.substr(0, full.size() / 2));
+  expect_error([&] { import_model_file(path); }, ErrorCode::kInvalidModel,
+               {path, "not a valid ONNX model (truncated or corrupt)"});
+}
+
+TEST_F(OnnxImport, RejectsOpset6AsUnsupported) {
+  const std::string path = write("old.onnx", serialize(make_add_relu_model(6)));
+  expect_error([&] { import_model_file(path); }, ErrorCode::kUnsupported,
+               {path, "opset 6 of the default ONNX domain is not supported"});
+}
+
+TEST_F(OnnxImport, RejectsUnsupportedIrVersion) {
+  auto proto = make_add_relu_model();
+  proto.set_ir_version(2);
+  const std::string path = write("ir2.onnx", serialize(proto));
+  expect_error([&] { import_model_file(path); }, ErrorCode::kUnsupported, {path, "IR version 2"});
+}
+
+TEST_F(OnnxImport, RejectsUsedCustomDomainNamingIt) {
+  auto proto = make_add_relu_model();
+  auto* import = proto.add_opset_import();
+  import->set_domain("com.example");
+  import->set_version(1);
+  const std::string unused = write("unused.onnx", serialize(proto));
+  EXPECT_NO_THROW(import_model_file(unused));
+  proto.mutable_graph()->mutable_node(1)->set_domain("com.example");
+  const std::string used = write("used.onnx", serialize(proto));
+  expect_error([&] { import_model_file(used); }, ErrorCode::kUnsupported,
+               {used, "domain 'com.example'", "relu"});
+}
+
+TEST_F(OnnxImport, RejectsGraphInputWithUndefinedElementType) {
+  auto proto = make_add_relu_model();
+  proto.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(0);
+  const std::string path = write("untyped.onnx", serialize(proto));
+  expect_error([&] { import_model_file(path); }, ErrorCode::kInvalidModel,
+               {path, "graph input 'x'", "undefined element type"});
+}
+
+TEST_F(OnnxImport, RejectsGraphInputWithNonTensorType) {
+  auto proto = make_add_relu_model();
+  auto* type = proto.mutable_graph()->mutable_input(0)->mutable_type();
+  type->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(1);
+  const std::string path = write("seq.onnx", serialize(proto));
+  expect_error([&] { import_model_file(path); }, ErrorCode::kUnsupported,
+               {path, "graph input 'x'", "not a tensor"});
+}
+
+TEST_F(OnnxImport, CheckerFailureNamesFileAndReason) {
+  auto proto = make_add_relu_model();
+  proto.mutable_graph()->mutable_node(0)->add_input("x");  // Add with three inputs
+  const std::string path = write("bad_arity.onnx", serialize(proto));
+  expect_error([&] { import_model_file(path); }, ErrorCode::kInvalidModel,
+               {path, "ONNX checker", "Add"});
+}
+
+TEST_F(OnnxImport, SkipsCheckerWithWarningForNewIrVersion) {
+  auto proto = make_add_relu_model();
+  proto.set_ir_version(9);
+  const std::string path = write("ir9.onnx", serialize(proto));
+  ::testing::internal::CaptureStderr();
+  const Model model = import_model_file(path);
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(model.ir_version, 9);
+  EXPECT_NE(warnings.find("IR version 9 is newer than the ONNX 1.12 checker"), std::string::npos)
+      << warnings;
+}
+
+TEST_F(OnnxImport, RejectsTensorLargerThanMaxTensorBytes) {
+  const std::string path = write("m.onnx", serialize(make_add_relu_model()));
+  ImportOptions options;
+  options.max_tensor_bytes = 16;
+  expect_error([&] { import_model_file(path, options); }, ErrorCode::kLimitExceeded,
+               {path, "initializer 'w'", "max_tensor_bytes = 16"});
+}
+
+TEST_F(OnnxImport, RejectsHugeDimsBeforeAllocating) {
+  auto proto = make_add_relu_model();
+  onnx::TensorProto* w = proto.mutable_graph()->mutable_initializer(0);
+  w->set_dims(0, int64_t{1} << 40);
+  w->set_dims(1, int64_t{1} << 40);
+  const std::string path = write("huge.onnx", serialize(proto));
+  expect_error([&] { import_model_file(path); }, ErrorCode::kLimitExceeded,
+               {path, "initializer 'w'", "overflow"});
+}
+
+TEST_F(OnnxImport, RejectsValueCountNotMatchingDims) {
+  auto proto = make_add_relu_model();
+  proto.mutable_graph()->mutable_initializer(0)->add_float_data(7.0f);
+  const std::string path = write("count.onnx", serialize(proto));
+  expect_error([&] { import_model_file(path); }, ErrorCode::kInvalidModel,
+               {path, "initializer 'w'", "7 values", "need 6"});
+}
+
+TEST_F(OnnxImport, RejectsSparseInitializer) {
+  auto proto = make_add_relu_model();
+  auto* sparse = proto.mutable_graph()->add_sparse_initializer();
+  sparse->mutable_values()->set_name("s");
+  sparse->mutable_values()->set_data_type(onnx::TensorProto::FLOAT);
+  const std::string path = write("sparse.onnx", serialize(proto));
+  ImportOptions options;
+  options.run_checker = false;
+  expect_error([&] { import_model_file(path, options); }, ErrorCode::kUnsupported,
+               {path, "sparse initializer 's'"});
+}
+
+TEST_F(OnnxImport, KeepsConstantNodesWithTheirTensorAttribute) {
+  auto proto = make_add_relu_model();
+  auto* graph = proto.mutable_graph();
+  graph->mutable_node(0)->set_input(1, "c");
+  auto* constant = graph->add_node();
+  constant->set_op_type("Constant");
+  constant->add_output("c");
+  auto* value = constant->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::INT8);
+  value->mutable_t()->add_dims(2);
+  value->mutable_t()->add_int32_data(-3);
+  value->mutable_t()->add_int32_data(4);
+  ImportOptions options;
+  options.run_checker = false;  // the Constant follows its reader in the file
+  const std::string bytes = serialize(proto);
+  const Model model = import_model_bytes(bytes.data(), bytes.size(), options);
+  ASSERT_EQ(model.graph->nodes.size(), 3u);
+  const Node& node = model.graph->nodes[0];
+  EXPECT_EQ(node.op_type, "Constant");
+  EXPECT_EQ(node.name, "Constant_2");
+  const Tensor& tensor = node.attributes.at("value").t;
+  EXPECT_EQ(tensor.dtype(), DataType::kInt8);
+  EXPECT_EQ(tensor.data<int8_t>()[0], -3);
+  EXPECT_EQ(tensor.data<int8_t>()[1], 4);
+}
+
+TEST_F(OnnxImport, ImportsRealConvTestModel) {
+  const Model model = import_model_file(kConvModel);
+  ASSERT_EQ(model.graph->nodes.size(), 1u);
+  EXPECT_EQ(model.graph->nodes[0].op_type, "Conv");
+  EXPECT_FALSE(model.graph->nodes[0].name.empty());
+  EXPECT_EQ(model.graph->nodes[0].attributes.at("strides").ints, (std::vector<int64_t>{2, 2}));
+}
+
+}  // namespace
+}  // namespace inferlab::model
