@@ -28,7 +28,9 @@ inline void run_python(const std::string& dir, const std::string& script) {
   ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
 }
 
-// A model whose nodes include the unknown operators Foo (twice) and Bar.
+// A model whose nodes include operators InferLab has no kernel for: the
+// default-domain Foo (twice, unknown to ONNX too), com.microsoft's FusedConv
+// and custom.domain's Bar.
 inline std::string make_unsupported_op_model(const std::string& dir) {
   const std::string path = dir + "/unsupported.onnx";
   run_python(dir, R"(
@@ -36,11 +38,13 @@ from onnx import helper, TensorProto
 nodes = [helper.make_node('Foo', ['x'], ['a'], name='foo1'),
          helper.make_node('Relu', ['a'], ['b'], name='relu'),
          helper.make_node('Foo', ['b'], ['c'], name='foo2'),
-         helper.make_node('Bar', ['c'], ['y'], name='bar1')]
+         helper.make_node('FusedConv', ['c'], ['d'], name='fused1', domain='com.microsoft'),
+         helper.make_node('Bar', ['d'], ['y'], name='bar1', domain='custom.domain')]
 graph = helper.make_graph(nodes, 'g',
     [helper.make_tensor_value_info('x', TensorProto.FLOAT, ['batch', 3])],
     [helper.make_tensor_value_info('y', TensorProto.FLOAT, ['batch', 3])])
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 13)])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 13),
+    helper.make_opsetid('com.microsoft', 1), helper.make_opsetid('custom.domain', 2)])
 open(')" + path + R"(', 'wb').write(model.SerializeToString())
 )");
   return path;

@@ -44,11 +44,22 @@ TEST(CliInspect, ListsUnsupportedOperatorsInsteadOfFailing) {
   const std::string model = make_unsupported_op_model(dir);
   const CommandResult result = run_cli("inspect " + model + " --json " + dir + "/summary.json");
   ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
-  EXPECT_TRUE(contains(result.stdout_text, "Foo (opset 13): nodes 'foo1', 'foo2'"))
+  EXPECT_TRUE(contains(result.stdout_text,
+                       "unsupported operators: 3\n"
+                       "  Foo (opset 13, nodes 'foo1', 'foo2')\n"
+                       "  com.microsoft.FusedConv (node 'fused1')\n"
+                       "  custom.domain.Bar (node 'bar1')\n"))
       << result.stdout_text;
+  EXPECT_TRUE(contains(result.stderr_text, "skipping the ONNX checker")) << result.stderr_text;
   const nlohmann::json summary = nlohmann::json::parse(read_file(dir + "/summary.json"));
-  ASSERT_EQ(summary["unsupported"].size(), 2u);
-  EXPECT_EQ(summary["unsupported"][1]["op_type"], "Bar");
+  ASSERT_EQ(summary["unsupported"].size(), 3u);
+  EXPECT_EQ(summary["unsupported"][0]["domain"], "ai.onnx");
+  EXPECT_EQ(summary["unsupported"][1]["domain"], "com.microsoft");
+  EXPECT_EQ(summary["unsupported"][1]["op_type"], "FusedConv");
+  EXPECT_EQ(summary["unsupported"][2]["domain"], "custom.domain");
+  EXPECT_EQ(summary["unsupported"][2]["op_type"], "Bar");
+  EXPECT_EQ(summary["unsupported"][2]["opset"], 2);
+  EXPECT_EQ(summary["operators"]["com.microsoft.FusedConv"], 1);
   EXPECT_EQ(summary["inputs"][0]["shape"], nlohmann::json({"batch", 3}));
   std::filesystem::remove_all(dir);
 }

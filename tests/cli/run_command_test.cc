@@ -66,14 +66,49 @@ TEST(CliRun, LeadingSymbolicDimDefaultsToOneOthersNeedShape) {
   const std::string model = make_symbolic_image_model(dir);
   const CommandResult missing = run_cli("run " + model);
   EXPECT_EQ(missing.exit_code, 1);
-  EXPECT_TRUE(
-      contains(missing.stderr_text,
-               "input 'x': dimension 2 ('height') is symbolic; give it with --shape x=1,3,"))
+  // Numbers where they are known (1 for the leading batch dim), the dim's name
+  // as a placeholder where one is needed, and all of it on one line.
+  EXPECT_TRUE(contains(missing.stderr_text,
+                       "input 'x': dimensions 2 ('height') and 3 ('width') are symbolic; give the "
+                       "full shape with --shape x=1,3,<height>,<width>\n"))
       << missing.stderr_text;
+  EXPECT_FALSE(contains(missing.stderr_text, "x=batch")) << missing.stderr_text;
   const CommandResult given = run_cli("run " + model + " --shape x=1,3,4,5 --json -");
   ASSERT_EQ(given.exit_code, 0) << given.stderr_text;
   const nlohmann::json report = nlohmann::json::parse(given.stdout_text);
   EXPECT_EQ(report["outputs"][0]["shape"], nlohmann::json({1, 3, 4, 5}));
+  std::filesystem::remove_all(dir);
+}
+
+// Paddle2ONNX-style symbols and an unnamed dim: the hint still puts numbers
+// where they are known and a placeholder where one is needed.
+TEST(CliRun, SymbolicDimHintShowsNumbersAndPlaceholders) {
+  const std::string dir = make_temp_dir("cli-symbolic-hint");
+  const std::string model = dir + "/p2o.onnx";
+  run_python(dir, R"(
+from onnx import helper, TensorProto
+graph = helper.make_graph([helper.make_node('Relu', ['x'], ['y'], name='relu'),
+                           helper.make_node('Relu', ['z'], ['w'], name='relu2')], 'g',
+    [helper.make_tensor_value_info('x', TensorProto.FLOAT,
+                                   ['p2o.DynamicDimension.0', 3, 'p2o.DynamicDimension.1', 8]),
+     helper.make_tensor_value_info('z', TensorProto.FLOAT, [2, None])],
+    [helper.make_tensor_value_info('y', TensorProto.FLOAT, ['n', 3, 'h', 8]),
+     helper.make_tensor_value_info('w', TensorProto.FLOAT, [2, None])])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 13)])
+open(')" + model + R"(', 'wb').write(model.SerializeToString())
+)");
+  const CommandResult named = run_cli("run " + model);
+  EXPECT_EQ(named.exit_code, 1);
+  EXPECT_TRUE(contains(named.stderr_text,
+                       "input 'x': dimension 2 ('p2o.DynamicDimension.1') is symbolic; give the "
+                       "full shape with --shape x=1,3,<p2o.DynamicDimension.1>,8\n"))
+      << named.stderr_text;
+  const CommandResult unnamed = run_cli("run " + model + " --shape x=1,3,4,8");
+  EXPECT_EQ(unnamed.exit_code, 1);
+  EXPECT_TRUE(contains(unnamed.stderr_text,
+                       "input 'z': dimension 1 is symbolic; give the full shape with --shape "
+                       "z=2,<dim1>\n"))
+      << unnamed.stderr_text;
   std::filesystem::remove_all(dir);
 }
 

@@ -106,17 +106,104 @@ TEST_F(OnnxImport, RejectsUnsupportedIrVersion) {
   expect_error([&] { import_model_file(path); }, ErrorCode::kUnsupported, {path, "IR version 2"});
 }
 
-TEST_F(OnnxImport, RejectsUsedCustomDomainNamingIt) {
-  auto proto = make_add_relu_model();
+void add_opset_import(onnx::ModelProto& proto, const std::string& domain, int64_t version) {
   auto* import = proto.add_opset_import();
-  import->set_domain("com.example");
-  import->set_version(1);
-  const std::string unused = write("unused.onnx", serialize(proto));
-  EXPECT_NO_THROW(import_model_file(unused));
-  proto.mutable_graph()->mutable_node(1)->set_domain("com.example");
-  const std::string used = write("used.onnx", serialize(proto));
-  expect_error([&] { import_model_file(used); }, ErrorCode::kUnsupported,
-               {used, "domain 'com.example'", "relu"});
+  import->set_domain(domain);
+  import->set_version(version);
+}
+
+// Relu(x + w) followed by Foo (unknown to ONNX), com.microsoft's FusedConv
+// and custom.domain's Bar.
+onnx::ModelProto make_unknown_ops_model() {
+  auto proto = make_add_relu_model();
+  add_opset_import(proto, "com.microsoft", 1);
+  add_opset_import(proto, "custom.domain", 2);
+  onnx::GraphProto* graph = proto.mutable_graph();
+  graph->mutable_node(1)->set_output(0, "r");
+  inferlab::testing::add_node(graph, "Foo", {"r"}, {"f"}, "foo");
+  inferlab::testing::add_node(graph, "FusedConv", {"f"}, {"c"}, "c1")->set_domain("com.microsoft");
+  inferlab::testing::add_node(graph, "Bar", {"c"}, {"y"}, "bar")->set_domain("custom.domain");
+  return proto;
+}
+
+TEST_F(OnnxImport, KeepsOpsOfAnyImportedDomainAndSkipsTheCheckerNamingUnknownOps) {
+  const std::string path = write("unknown.onnx", serialize(make_unknown_ops_model()));
+  ::testing::internal::CaptureStderr();
+  const Model model = import_model_file(path);
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(warnings, "warning: " + path +
+                          ": skipping the ONNX checker: operators unknown to ONNX 1.12: Foo, "
+                          "com.microsoft.FusedConv, custom.domain.Bar\n");
+  EXPECT_EQ(model.opsets.at("com.microsoft"), 1);
+  EXPECT_EQ(model.opsets.at("custom.domain"), 2);
+  ASSERT_EQ(model.graph->nodes.size(), 5u);
+  EXPECT_EQ(model.graph->nodes[3].domain, "com.microsoft");
+  EXPECT_EQ(model.graph->nodes[4].domain, "custom.domain");
+  EXPECT_EQ(model.graph->nodes[4].op_type, "Bar");
+}
+
+TEST_F(OnnxImport, RunsTheCheckerWhenEveryOpIsKnownToOnnx) {
+  const std::string path = write("known.onnx", serialize(make_add_relu_model()));
+  ::testing::internal::CaptureStderr();
+  import_model_file(path);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
+
+TEST_F(OnnxImport, FindsUnknownOpsInsideSubgraphs) {
+  auto proto = make_add_relu_model();
+  onnx::GraphProto* graph = proto.mutable_graph();
+  graph->mutable_node(1)->set_output(0, "r");
+  inferlab::testing::add_tensor_value(graph->add_input(), "cond", onnx::TensorProto::BOOL, {});
+  onnx::NodeProto* if_node = inferlab::testing::add_node(graph, "If", {"cond"}, {"y"}, "if");
+  for (const char* branch : {"then_branch", "else_branch"}) {
+    onnx::AttributeProto* attribute = if_node->add_attribute();
+    attribute->set_name(branch);
+    attribute->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto* body = attribute->mutable_g();
+    body->set_name(branch);
+    inferlab::testing::add_tensor_value(body->add_output(), "out", onnx::TensorProto::FLOAT,
+                                        {2, 3});
+    inferlab::testing::add_node(body, "Baz", {"r"}, {"out"}, std::string(branch) + "_baz");
+  }
+  const std::string path = write("nested.onnx", serialize(proto));
+  ::testing::internal::CaptureStderr();
+  const Model model = import_model_file(path);
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(warnings.find("operators unknown to ONNX 1.12: Baz\n"), std::string::npos) << warnings;
+  EXPECT_EQ(model.graph->nodes.back().op_type, "If");
+}
+
+TEST_F(OnnxImport, ValidatesTheGraphWhenTheCheckerIsSkipped) {
+  auto proto = make_unknown_ops_model();
+  proto.mutable_graph()->mutable_node(2)->set_input(0, "nowhere");  // Foo reads nothing defined
+  const std::string path = write("dangling.onnx", serialize(proto));
+  ::testing::internal::CaptureStderr();
+  expect_error([&] { import_model_file(path); }, ErrorCode::kInvalidModel,
+               {path, "node 'foo' (Foo) reads 'nowhere'"});
+  ::testing::internal::GetCapturedStderr();
+}
+
+TEST_F(OnnxImport, RejectsNodeWhoseDomainIsNotImported) {
+  auto proto = make_unknown_ops_model();
+  proto.mutable_graph()->mutable_node(3)->set_domain("com.example");
+  const std::string path = write("unimported.onnx", serialize(proto));
+  expect_error([&] { import_model_file(path); }, ErrorCode::kInvalidModel,
+               {path, "node 'c1' (FusedConv)", "domain 'com.example'", "does not import"});
+}
+
+TEST_F(OnnxImport, RejectsNodeInsideSubgraphWhoseDomainIsNotImported) {
+  auto proto = make_add_relu_model();
+  onnx::GraphProto* graph = proto.mutable_graph();
+  graph->mutable_node(1)->set_output(0, "r");
+  onnx::NodeProto* loop = inferlab::testing::add_node(graph, "Loop", {"", "", "r"}, {"y"}, "loop");
+  onnx::AttributeProto* attribute = loop->add_attribute();
+  attribute->set_name("body");
+  attribute->set_type(onnx::AttributeProto::GRAPH);
+  inferlab::testing::add_node(attribute->mutable_g(), "Step", {"r"}, {"s"}, "step")
+      ->set_domain("org.missing");
+  const std::string path = write("nested_domain.onnx", serialize(proto));
+  expect_error([&] { import_model_file(path); }, ErrorCode::kInvalidModel,
+               {path, "node 'step' (Step)", "domain 'org.missing'"});
 }
 
 TEST_F(OnnxImport, RejectsGraphInputWithUndefinedElementType) {

@@ -215,5 +215,64 @@ TEST(Session, RunsLoopWithCarriedAndScanOutputs) {
   EXPECT_FLOAT_EQ(history.data<float>()[2], 8.5f);
 }
 
+// Loop M times, scanning out an int64 [2, 3] per iteration (from the
+// enclosing graph) and carrying x along.
+onnx::ModelProto make_int64_scan_loop_proto() {
+  onnx::ModelProto model = make_model_proto();
+  onnx::GraphProto* graph = model.mutable_graph();
+  set_tensor_type(graph->add_input(), "trips", onnx::TensorProto::INT64, {});
+  set_tensor_type(graph->add_input(), "x", onnx::TensorProto::FLOAT, {1});
+  set_tensor_type(graph->add_output(), "x_out", onnx::TensorProto::FLOAT, {1});
+  set_tensor_type(graph->add_output(), "ids_out", onnx::TensorProto::INT64, {-1, 2, 3}, "n");
+  onnx::TensorProto* ids = graph->add_initializer();
+  ids->set_name("ids");
+  ids->set_data_type(onnx::TensorProto::INT64);
+  ids->add_dims(2);
+  ids->add_dims(3);
+  for (int64_t i = 0; i < 6; ++i) ids->add_int64_data(i);
+  onnx::NodeProto* node =
+      add_graph_node(graph, "Loop", {"trips", "", "x"}, {"x_out", "ids_out"}, "loop");
+  onnx::GraphProto* body = add_graph_attribute(node, "body");
+  set_tensor_type(body->add_input(), "i", onnx::TensorProto::INT64, {});
+  set_tensor_type(body->add_input(), "cond_in", onnx::TensorProto::BOOL, {});
+  set_tensor_type(body->add_input(), "x_in", onnx::TensorProto::FLOAT, {1});
+  set_tensor_type(body->add_output(), "cond_out", onnx::TensorProto::BOOL, {});
+  set_tensor_type(body->add_output(), "x_next", onnx::TensorProto::FLOAT, {1});
+  set_tensor_type(body->add_output(), "scan", onnx::TensorProto::INT64, {2, 3});
+  add_graph_node(body, "Identity", {"cond_in"}, {"cond_out"}, "keep_going");
+  add_graph_node(body, "Identity", {"x_in"}, {"x_next"}, "carry");
+  add_graph_node(body, "Identity", {"ids"}, {"scan"}, "record");
+  return model;
+}
+
+TEST(Session, ZeroTripLoopGivesScanOutputsTheBodysTypeAndShape) {
+  Session session = load_proto(make_int64_scan_loop_proto());
+  const Tensor x = floats({7.0f}, {1});
+  const TensorMap none = session.run({{"trips", Tensor::scalar<int64_t>(0)}, {"x", x}});
+  EXPECT_FLOAT_EQ(none.at("x_out").data<float>()[0], 7.0f);
+  const Tensor& empty = none.at("ids_out");
+  EXPECT_EQ(empty.dtype(), DataType::kInt64);
+  EXPECT_EQ(empty.shape(), (Shape{0, 2, 3}));
+  // With iterations the stacked values agree with the empty case's type.
+  const Tensor twice = session.run({{"trips", Tensor::scalar<int64_t>(2)}, {"x", x}}).at("ids_out");
+  EXPECT_EQ(twice.dtype(), DataType::kInt64);
+  EXPECT_EQ(twice.shape(), (Shape{2, 2, 3}));
+  EXPECT_EQ(twice.data<int64_t>()[11], 5);
+}
+
+TEST(Session, ZeroTripLoopWithSymbolicBodyShapeKeepsTheBodysType) {
+  onnx::ModelProto model = make_int64_scan_loop_proto();
+  onnx::GraphProto* body =
+      model.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g();
+  body->mutable_output(2)->Clear();
+  set_tensor_type(body->mutable_output(2), "scan", onnx::TensorProto::INT64, {-1, 3}, "rows");
+  Session session = load_proto(model);
+  const Tensor empty =
+      session.run({{"trips", Tensor::scalar<int64_t>(0)}, {"x", floats({1.0f}, {1})}})
+          .at("ids_out");
+  EXPECT_EQ(empty.dtype(), DataType::kInt64);
+  EXPECT_EQ(empty.numel(), 0);
+}
+
 }  // namespace
 }  // namespace inferlab::runtime

@@ -6,6 +6,7 @@
 #include <random>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "inferlab/cli/cli_common.h"
 #include "inferlab/core/npy.h"
@@ -70,27 +71,49 @@ Tensor read_tensor_file(const std::string& path) {
   return is_npy ? read_npy(path) : model::read_tensor_pb(path);
 }
 
+namespace {
+
+// "dimension 2 ('height')" / "dimensions 2 ('height') and 3 ('width')".
+std::string describe_symbolic_dims(const model::ValueInfo& input,
+                                   const std::vector<size_t>& missing) {
+  std::string text = missing.size() == 1 ? "dimension " : "dimensions ";
+  for (size_t k = 0; k < missing.size(); ++k) {
+    if (k > 0) text += k + 1 == missing.size() ? " and " : ", ";
+    const model::Dim& dim = input.dims[missing[k]];
+    text += std::to_string(missing[k]);
+    if (!dim.symbol.empty()) text += fmt::format(" ('{}')", dim.symbol);
+  }
+  return text;
+}
+
+}  // namespace
+
 Shape resolve_run_shape(const model::ValueInfo& input) {
   if (!input.has_shape) {
     fail(ErrorCode::kInvalidArgument,
          "input '{}' has no declared shape; give it with --shape {}=DIMS or --input {}=FILE",
          input.name, input.name, input.name);
   }
+  // A symbolic leading dim is the batch: run with 1. Any other symbolic dim
+  // needs the user's number; the hint shows the shape to give, with the known
+  // sizes filled in and a named placeholder where a number is missing.
   Shape shape;
-  std::string hint;
+  std::vector<size_t> missing;
+  std::vector<std::string> example;
   for (size_t i = 0; i < input.dims.size(); ++i) {
     const model::Dim& dim = input.dims[i];
     const int64_t size = dim.is_static() ? dim.value : (i == 0 ? 1 : -1);
     shape.push_back(size);
-    hint += (i ? "," : "") +
-            (size >= 0 ? std::to_string(size) : (dim.symbol.empty() ? "N" : dim.symbol));
+    if (size < 0) missing.push_back(i);
+    example.push_back(
+        size >= 0 ? std::to_string(size)
+                  : fmt::format("<{}>", dim.symbol.empty() ? fmt::format("dim{}", i) : dim.symbol));
   }
-  for (size_t i = 1; i < input.dims.size(); ++i) {
-    if (shape[i] >= 0) continue;
-    const model::Dim& dim = input.dims[i];
+  if (!missing.empty()) {
     fail(ErrorCode::kInvalidArgument,
-         "input '{}': dimension {}{} is symbolic; give it with --shape {}={}", input.name, i,
-         dim.symbol.empty() ? "" : fmt::format(" ('{}')", dim.symbol), input.name, hint);
+         "input '{}': {} {} symbolic; give the full shape with --shape {}={}", input.name,
+         describe_symbolic_dims(input, missing), missing.size() == 1 ? "is" : "are", input.name,
+         fmt::join(example, ","));
   }
   return shape;
 }

@@ -6,10 +6,10 @@
 #include <memory>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "inferlab/cli/cli_common.h"
 #include "inferlab/model/graph_dump.h"
+#include "inferlab/model/onnx_import.h"
 #include "inferlab/runtime/model_summary.h"
 #include "inferlab/runtime/op_support.h"
 
@@ -66,8 +66,10 @@ nlohmann::json summary_json(const model::Model& model, const runtime::ModelSumma
   json["operators"] = summary.operator_counts;
   json["unsupported"] = nlohmann::json::array();
   for (const runtime::UnsupportedOp& op : summary.unsupported) {
-    json["unsupported"].push_back(
-        {{"op_type", op.op_type}, {"opset", op.opset}, {"nodes", op.nodes}});
+    json["unsupported"].push_back({{"domain", op.domain.empty() ? "ai.onnx" : op.domain},
+                                   {"op_type", op.op_type},
+                                   {"opset", op.opset},
+                                   {"nodes", op.nodes}});
   }
   if (!summary.shape_error.empty()) json["shape_error"] = summary.shape_error;
   return json;
@@ -88,9 +90,10 @@ void print_values(const model::Model& model, const runtime::ModelSummary& summar
 
 void print_summary(const model::Model& model, const runtime::ModelSummary& summary, bool verbose) {
   std::cout << fmt::format("model: {}\n", model.source);
-  std::cout << fmt::format("  IR version {}, producer {} {}, opsets: {}\n", model.ir_version,
-                           model.producer_name.empty() ? "(none)" : model.producer_name,
-                           model.producer_version, opsets_text(model));
+  std::string producer = model.producer_name.empty() ? "(none)" : model.producer_name;
+  if (!model.producer_version.empty()) producer += " " + model.producer_version;
+  std::cout << fmt::format("  IR version {}, producer {}, opsets: {}\n", model.ir_version, producer,
+                           opsets_text(model));
   std::cout << "inputs:\n";
   for (const model::ValueInfo& input : summary.inputs) {
     std::cout << fmt::format("  {}: {}\n", input.name, input.to_string());
@@ -122,8 +125,7 @@ void print_summary(const model::Model& model, const runtime::ModelSummary& summa
   } else {
     std::cout << fmt::format("unsupported operators: {}\n", summary.unsupported.size());
     for (const runtime::UnsupportedOp& op : summary.unsupported) {
-      std::cout << fmt::format("  {} (opset {}): nodes '{}'\n", op.op_type, op.opset,
-                               fmt::join(op.nodes, "', '"));
+      std::cout << "  " << runtime::describe_unsupported_op(op) << "\n";
     }
   }
   if (!summary.shape_error.empty()) {
@@ -135,7 +137,7 @@ void print_summary(const model::Model& model, const runtime::ModelSummary& summa
 int run_inspect(const InspectFlags& flags) {
   runtime::SummaryOptions options;
   options.input_shapes = parse_shape_flags(flags.shapes);
-  const model::Model model = runtime::import_model_file_listing_ops(flags.model_path);
+  const model::Model model = model::import_model_file(flags.model_path);
   const runtime::ModelSummary summary = runtime::summarize_model(model, options);
   const bool json_to_stdout = flags.json_target == "-";
   if (!json_to_stdout) print_summary(model, summary, flags.verbose);

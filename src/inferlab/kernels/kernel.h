@@ -38,11 +38,12 @@ class NodeInfo {
   int64_t attr_int(const std::string& key) const;  // required
   float attr_float(const std::string& key, float fallback) const;
   std::string attr_string(const std::string& key, const std::string& fallback) const;
-  std::vector<int64_t> attr_ints(const std::string& key, const std::vector<int64_t>& fallback) const;
+  std::vector<int64_t> attr_ints(const std::string& key,
+                                 const std::vector<int64_t>& fallback) const;
   std::vector<int64_t> attr_ints(const std::string& key) const;  // required
   std::vector<float> attr_floats(const std::string& key, const std::vector<float>& fallback) const;
   std::vector<std::string> attr_strings(const std::string& key) const;
-  const Tensor& attr_tensor(const std::string& key) const;  // required
+  const Tensor& attr_tensor(const std::string& key) const;     // required
   const model::Attribute& attr(const std::string& key) const;  // required, any kind
 
   // Throws Error(code) with describe() prepended: fail_node(ErrorCode::k..., "bad axis {}", a).
@@ -100,6 +101,12 @@ class InferContext {
   std::vector<std::optional<std::pair<DataType, std::optional<Shape>>>> outputs_;
 };
 
+// The declared type of one output of a graph-valued attribute.
+struct SubgraphOutputType {
+  DataType dtype = DataType::kUndefined;  // kUndefined: the graph does not say
+  std::optional<Shape> shape;             // set only when every dim is static
+};
+
 // Runs a graph-valued attribute (If branches, Loop body). Implemented by the
 // runtime; kernels never see the graph itself.
 class SubgraphRunner {
@@ -107,6 +114,11 @@ class SubgraphRunner {
   virtual ~SubgraphRunner() = default;
   virtual std::vector<Tensor> run_subgraph(const std::string& attribute_name,
                                            const std::vector<Tensor>& inputs) = 0;
+  // The graph's declared outputs, in order, without running it: what a kernel
+  // needs to produce correctly typed outputs when the graph never runs (a
+  // Loop with zero iterations).
+  virtual std::vector<SubgraphOutputType> subgraph_output_types(
+      const std::string& attribute_name) const = 0;
 };
 
 class KernelContext {

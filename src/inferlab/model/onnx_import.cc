@@ -1,16 +1,21 @@
 // ONNX import: bytes -> onnx::ModelProto (the ONNX library) -> header checks
 // (IR version, opsets, domains) -> graph IR (tensors, attributes, subgraphs)
-// -> ONNX checker -> InferLab's validation and topological sort. The graph is
+// -> ONNX checker (skipped, with a warning, when an operator is unknown to
+// ONNX) -> InferLab's validation and topological sort. The graph is
 // converted before the checker runs because conversion validates tensor sizes
 // and external-data paths that the checker would otherwise touch unchecked.
 #include "inferlab/model/onnx_import.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <filesystem>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <onnx/checker.h>
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
 #include "inferlab/core/error.h"
@@ -31,27 +36,49 @@ constexpr int64_t kMaxProtobufBytes = INT_MAX;  // protobuf cannot parse larger 
 
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
-// Rejects nodes of domains other than the default one, naming the first.
+std::string node_label(const onnx::NodeProto& node, int index) {
+  return node.name().empty() ? fmt::format("#{} ({})", index, node.op_type())
+                             : fmt::format("'{}' ({})", node.name(), node.op_type());
+}
+
+// Every node's domain must be one the model imports (ONNX's rule); any
+// imported domain is accepted here, and whether InferLab has kernels for its
+// operators is the runtime's question.
 void check_node_domains(const onnx::GraphProto& graph, const std::map<std::string, int64_t>& opsets,
                         const std::string& source) {
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto& node = graph.node(i);
-    if (!is_default_domain(node.domain())) {
-      const std::string label = node.name().empty()
-                                    ? fmt::format("#{} ({})", i, node.op_type())
-                                    : fmt::format("'{}' ({})", node.name(), node.op_type());
-      auto it = opsets.find(node.domain());
-      if (it == opsets.end()) {
-        fail(ErrorCode::kInvalidModel,
-             "{}: node {} uses domain '{}', which the model does not import", source, label,
-             node.domain());
-      }
-      fail(ErrorCode::kUnsupported, "{}: domain '{}' (opset {}) is not supported; node {} uses it",
-           source, node.domain(), it->second, label);
+    if (!is_default_domain(node.domain()) && opsets.count(node.domain()) == 0) {
+      fail(ErrorCode::kInvalidModel,
+           "{}: node {} uses domain '{}', which the model does not import (opset_import)", source,
+           node_label(node, i), node.domain());
     }
     for (const onnx::AttributeProto& attr : node.attribute()) {
       if (attr.has_g()) check_node_domains(attr.g(), opsets, source);
       for (const onnx::GraphProto& g : attr.graphs()) check_node_domains(g, opsets, source);
+    }
+  }
+}
+
+// Operators (subgraphs included) that ONNX's schema registry does not know at
+// the model's opset of their domain, as "Foo" or "com.microsoft.FusedConv",
+// in order of first appearance. (The checker stops at the first unknown one
+// of the default domain, and says nothing of the others.)
+void collect_unknown_ops(const onnx::GraphProto& graph,
+                         const std::map<std::string, int64_t>& opsets,
+                         std::vector<std::string>& unknown) {
+  for (const onnx::NodeProto& node : graph.node()) {
+    const std::string domain = is_default_domain(node.domain()) ? std::string() : node.domain();
+    auto opset = opsets.find(domain);
+    const int version =
+        opset == opsets.end() ? 0 : static_cast<int>(std::min<int64_t>(opset->second, INT_MAX));
+    if (onnx::OpSchemaRegistry::Schema(node.op_type(), version, domain) == nullptr) {
+      const std::string name = domain.empty() ? node.op_type() : domain + "." + node.op_type();
+      if (std::find(unknown.begin(), unknown.end(), name) == unknown.end()) unknown.push_back(name);
+    }
+    for (const onnx::AttributeProto& attr : node.attribute()) {
+      if (attr.has_g()) collect_unknown_ops(attr.g(), opsets, unknown);
+      for (const onnx::GraphProto& g : attr.graphs()) collect_unknown_ops(g, opsets, unknown);
     }
   }
 }
@@ -62,8 +89,7 @@ std::map<std::string, int64_t> read_opsets(const onnx::ModelProto& proto,
   for (const onnx::OperatorSetIdProto& opset : proto.opset_import()) {
     opsets[is_default_domain(opset.domain()) ? std::string() : opset.domain()] = opset.version();
   }
-  check_node_domains(proto.graph(), opsets,
-                     source);  // names a foreign domain before the default one
+  check_node_domains(proto.graph(), opsets, source);
   auto it = opsets.find("");
   if (it == opsets.end()) {
     fail(ErrorCode::kInvalidModel, "{}: the model does not import the default ONNX domain", source);
@@ -91,13 +117,25 @@ void check_header(const onnx::ModelProto& proto, const std::string& source) {
 
 // The body of onnx::checker::check_model(path), with the model directory set
 // so external data resolves without re-reading the file.
-void run_onnx_checker(const onnx::ModelProto& proto, int64_t default_opset,
-                      const std::string& base_dir, const std::string& source) {
+void run_onnx_checker(const onnx::ModelProto& proto, const std::map<std::string, int64_t>& opsets,
+                      int64_t default_opset, const std::string& base_dir,
+                      const std::string& source) {
   if (proto.ir_version() > kMaxCheckerIrVersion || default_opset > kMaxCheckerOpset) {
     const bool ir_too_new = proto.ir_version() > kMaxCheckerIrVersion;
     fmt::print(stderr, "warning: {}: {} {} is newer than the ONNX 1.12 checker; skipping it\n",
                source, ir_too_new ? "IR version" : "opset",
                ir_too_new ? proto.ir_version() : default_opset);
+    return;
+  }
+  // The checker stops at the first operator it has no schema for; skipping it
+  // lets the runtime list every unsupported operator at once, and InferLab's
+  // own validation still checks the graph's structure.
+  std::vector<std::string> unknown_ops;
+  collect_unknown_ops(proto.graph(), opsets, unknown_ops);
+  if (!unknown_ops.empty()) {
+    fmt::print(stderr,
+               "warning: {}: skipping the ONNX checker: operators unknown to ONNX 1.12: {}\n",
+               source, fmt::join(unknown_ops, ", "));
     return;
   }
   onnx::checker::CheckerContext ctx;
@@ -145,7 +183,8 @@ Model import_model_bytes(const void* data, size_t size, const ImportOptions& opt
   }
   const ConvertContext ctx{source, base_dir, options.max_tensor_bytes};
   model.graph = convert_main_graph(proto.graph(), ctx);
-  if (options.run_checker) run_onnx_checker(proto, model.default_opset(), base_dir, source);
+  if (options.run_checker)
+    run_onnx_checker(proto, model.opsets, model.default_opset(), base_dir, source);
   validate_and_sort(*model.graph, source);
   return model;
 }

@@ -16,7 +16,8 @@ struct ImportOptions {
   // Largest tensor (initializer, constant or external-data blob) accepted, in
   // bytes; a hostile file cannot make InferLab allocate more than this per tensor.
   int64_t max_tensor_bytes = int64_t{4} << 30;
-  // Run the ONNX checker (skipped with a warning for IR versions it does not know).
+  // Run the ONNX checker (skipped with a warning for IR versions, opsets or
+  // operators it does not know).
   bool run_checker = true;
 };
 

@@ -38,10 +38,7 @@ class GraphExecutor::SubgraphCaller : public kernels::SubgraphRunner {
 
   std::vector<Tensor> run_subgraph(const std::string& attribute_name,
                                    const std::vector<Tensor>& inputs) override {
-    auto it = node_.subgraphs.find(attribute_name);
-    if (it == node_.subgraphs.end()) {
-      node_.info.fail(ErrorCode::kInvalidModel, "has no graph attribute '{}'", attribute_name);
-    }
+    auto it = find(attribute_name);
     GraphExecutor& body = *it->second.executor;
     if (inputs.size() != body.graph().inputs.size()) {
       node_.info.fail(ErrorCode::kInvalidModel, "subgraph '{}' takes {} inputs, but {} are given",
@@ -54,7 +51,28 @@ class GraphExecutor::SubgraphCaller : public kernels::SubgraphRunner {
     return body.run(input_pointers, outer);
   }
 
+  std::vector<kernels::SubgraphOutputType> subgraph_output_types(
+      const std::string& attribute_name) const override {
+    std::vector<kernels::SubgraphOutputType> types;
+    for (const model::ValueInfo& output : find(attribute_name)->second.executor->graph().outputs) {
+      kernels::SubgraphOutputType type;
+      type.dtype = output.dtype;
+      if (output.is_static()) type.shape = output.static_shape();
+      types.push_back(std::move(type));
+    }
+    return types;
+  }
+
  private:
+  std::map<std::string, CompiledNode::Subgraph>::iterator find(
+      const std::string& attribute_name) const {
+    auto it = node_.subgraphs.find(attribute_name);
+    if (it == node_.subgraphs.end()) {
+      node_.info.fail(ErrorCode::kInvalidModel, "has no graph attribute '{}'", attribute_name);
+    }
+    return it;
+  }
+
   GraphExecutor& owner_;
   CompiledNode& node_;
 };

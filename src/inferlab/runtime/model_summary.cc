@@ -110,7 +110,7 @@ namespace {
 void count_operators(const model::Graph& graph, ModelSummary& summary) {
   for (const model::Node& node : graph.nodes) {
     ++summary
-          .operator_counts[node.domain.empty() ? node.op_type : node.domain + ":" + node.op_type];
+          .operator_counts[node.domain.empty() ? node.op_type : node.domain + "." + node.op_type];
     ++summary.node_count;
     auto value = node.attributes.find("value");
     if (node.op_type == "Constant" && value != node.attributes.end() &&

@@ -7,8 +7,10 @@ namespace inferlab::runtime {
 
 namespace {
 
+bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
 int64_t domain_opset(const model::Model& model, const std::string& domain) {
-  if (domain.empty() || domain == "ai.onnx") return model.default_opset();
+  if (is_default_domain(domain)) return model.default_opset();
   auto it = model.opsets.find(domain);
   return it == model.opsets.end() ? 0 : it->second;
 }
@@ -19,11 +21,12 @@ void collect_unsupported(const model::Model& model, const model::Graph& graph,
   for (const model::Node& node : graph.nodes) {
     const int64_t opset = domain_opset(model, node.domain);
     if (registry.find(node.domain, node.op_type, opset) == nullptr) {
-      const bool default_domain = node.domain.empty() || node.domain == "ai.onnx";
-      const std::string op_type = default_domain ? node.op_type : node.domain + ":" + node.op_type;
+      const std::string domain = is_default_domain(node.domain) ? std::string() : node.domain;
       auto it = unsupported.begin();
-      while (it != unsupported.end() && it->op_type != op_type) ++it;
-      if (it == unsupported.end()) it = unsupported.insert(it, UnsupportedOp{op_type, opset, {}});
+      while (it != unsupported.end() && (it->domain != domain || it->op_type != node.op_type)) ++it;
+      if (it == unsupported.end()) {
+        it = unsupported.insert(it, UnsupportedOp{domain, node.op_type, opset, {}});
+      }
       it->nodes.push_back(node.name);
     }
     for (const auto& [key, attribute] : node.attributes) {
@@ -34,38 +37,10 @@ void collect_unsupported(const model::Model& model, const model::Graph& graph,
   }
 }
 
-// The ONNX checker's message for an operator it has no schema for.
-bool is_unknown_op_rejection(const Error& error) {
-  return error.code() == ErrorCode::kInvalidModel &&
-         std::string(error.what()).find("No Op registered for") != std::string::npos;
-}
-
-template <typename ImportFunction>
-model::Model import_listing_ops(const model::ImportOptions& options, ImportFunction import) {
-  try {
-    return import(options);
-  } catch (const Error& error) {
-    if (!options.run_checker || !is_unknown_op_rejection(error)) throw;
-  }
-  model::ImportOptions without_checker = options;
-  without_checker.run_checker = false;
-  return import(without_checker);
-}
-
 }  // namespace
 
-model::Model import_model_file_listing_ops(const std::string& path,
-                                           const model::ImportOptions& options) {
-  return import_listing_ops(options, [&](const model::ImportOptions& chosen) {
-    return model::import_model_file(path, chosen);
-  });
-}
-
-model::Model import_model_bytes_listing_ops(const void* data, size_t size,
-                                            const model::ImportOptions& options) {
-  return import_listing_ops(options, [&](const model::ImportOptions& chosen) {
-    return model::import_model_bytes(data, size, chosen);
-  });
+std::string UnsupportedOp::qualified_name() const {
+  return domain.empty() ? op_type : domain + "." + op_type;
 }
 
 std::vector<UnsupportedOp> find_unsupported_ops(const model::Model& model,
@@ -75,19 +50,23 @@ std::vector<UnsupportedOp> find_unsupported_ops(const model::Model& model,
   return unsupported;
 }
 
+std::string describe_unsupported_op(const UnsupportedOp& op) {
+  std::string text = op.qualified_name() + " (";
+  if (op.domain.empty()) text += fmt::format("opset {}, ", op.opset);
+  text += op.nodes.size() == 1 ? "node " : "nodes ";
+  for (size_t i = 0; i < op.nodes.size(); ++i) {
+    text += fmt::format("{}'{}'", i ? ", " : "", op.nodes[i]);
+  }
+  return text + ")";
+}
+
 std::string describe_unsupported_ops(const std::string& source,
                                      const std::vector<UnsupportedOp>& unsupported) {
   std::string text = fmt::format("{}: {} unsupported operator{}: ", source, unsupported.size(),
                                  unsupported.size() == 1 ? "" : "s");
   for (size_t i = 0; i < unsupported.size(); ++i) {
-    const UnsupportedOp& op = unsupported[i];
     if (i) text += ", ";
-    text +=
-        fmt::format("{} (opset {}, node{} ", op.op_type, op.opset, op.nodes.size() == 1 ? "" : "s");
-    for (size_t j = 0; j < op.nodes.size(); ++j) {
-      text += fmt::format("{}'{}'", j ? ", " : "", op.nodes[j]);
-    }
-    text += ")";
+    text += describe_unsupported_op(unsupported[i]);
   }
   return text;
 }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "inferlab/kernels/registry.h"
+#include "inferlab/model/onnx_import.h"
 #include "inferlab/runtime/executor.h"
 #include "inferlab/runtime/input_check.h"
 #include "inferlab/runtime/op_support.h"
@@ -99,12 +100,11 @@ Session& Session::operator=(Session&&) noexcept = default;
 Session::~Session() = default;
 
 Session Session::load(const std::string& path, const SessionOptions& options) {
-  return from_model(import_model_file_listing_ops(path, import_options_for(options)), options);
+  return from_model(model::import_model_file(path, import_options_for(options)), options);
 }
 
 Session Session::load_bytes(const void* data, size_t size, const SessionOptions& options) {
-  return from_model(import_model_bytes_listing_ops(data, size, import_options_for(options)),
-                    options);
+  return from_model(model::import_model_bytes(data, size, import_options_for(options)), options);
 }
 
 const model::Model& Session::model() const { return impl_->model; }

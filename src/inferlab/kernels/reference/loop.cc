@@ -2,7 +2,8 @@
 // (optional) allow. Body inputs: (iteration number, condition, carried...);
 // body outputs: (condition, carried..., scan...). The node's outputs are the
 // final carried values, then each scan output's per-iteration values stacked
-// along a new leading axis.
+// along a new leading axis (with zero iterations: empty, of the body's
+// declared type).
 #include <cstring>
 #include <limits>
 
@@ -55,6 +56,16 @@ Tensor stack_iterations(const NodeInfo& node, const std::vector<Tensor>& parts, 
   return stacked;
 }
 
+// A scan output of a loop that never ran: no values, but the body's declared
+// type, and shape [0, per-iteration dims] when those dims are static.
+Tensor empty_scan_output(const SubgraphOutputType& declared) {
+  const DataType dtype =
+      declared.dtype == DataType::kUndefined ? DataType::kFloat32 : declared.dtype;
+  Shape shape = declared.shape.value_or(Shape{});
+  shape.insert(shape.begin(), 0);
+  return Tensor(dtype, shape);
+}
+
 void infer_loop(InferContext& ctx) {
   // Carried outputs keep their initial type; their shapes (and the scan
   // outputs) are only known once the body has run.
@@ -94,12 +105,21 @@ void compute_loop(KernelContext& ctx) {
     }
   }
   for (size_t i = 0; i < carried_count && i < ctx.num_outputs(); ++i) ctx.set_output(i, carried[i]);
+  std::vector<SubgraphOutputType> body_types;
+  if (ctx.num_outputs() > carried_count + scans.size()) {
+    body_types = ctx.subgraphs().subgraph_output_types("body");
+  }
   for (size_t i = carried_count; i < ctx.num_outputs(); ++i) {
     const size_t k = i - carried_count;
-    // Without iterations there is nothing to learn a scan output's type
-    // from; an empty float tensor stands in for it.
-    ctx.set_output(i, k < scans.size() ? stack_iterations(node, scans[k], k)
-                                       : Tensor(DataType::kFloat32, {0}));
+    if (k < scans.size()) {
+      ctx.set_output(i, stack_iterations(node, scans[k], k));
+      continue;
+    }
+    // The body never ran: its declared output type stands in for the values
+    // (float stands in when the body declares no type).
+    const size_t body_index = 1 + carried_count + k;
+    ctx.set_output(i, empty_scan_output(body_index < body_types.size() ? body_types[body_index]
+                                                                       : SubgraphOutputType{}));
   }
 }
 
