@@ -93,6 +93,22 @@ TEST_F(OnnxImport, RejectsTruncatedRealModel) {
                {path, "not a valid ONNX model (truncated or corrupt)"});
 }
 
+// Every prefix of a real model is rejected, and the message says the file
+// may be truncated (a prefix that still parses has lost opset_import).
+TEST_F(OnnxImport, RejectsEveryPrefixOfARealModelSayingItMayBeTruncated) {
+  const std::string full = inferlab::testing::read_file(kConvModel);
+  for (size_t length = 1; length < full.size(); length += 7) {
+    const std::string path = write("prefix.onnx", full.substr(0, length));
+    try {
+      import_model_file(path);
+      FAIL() << "a " << length << "-byte prefix imported";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidModel) << e.what();
+      EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST_F(OnnxImport, RejectsOpset6AsUnsupported) {
   const std::string path = write("old.onnx", serialize(make_add_relu_model(6)));
   expect_error([&] { import_model_file(path); }, ErrorCode::kUnsupported,

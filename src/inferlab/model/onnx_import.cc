@@ -92,7 +92,13 @@ std::map<std::string, int64_t> read_opsets(const onnx::ModelProto& proto,
   check_node_domains(proto.graph(), opsets, source);
   auto it = opsets.find("");
   if (it == opsets.end()) {
-    fail(ErrorCode::kInvalidModel, "{}: the model does not import the default ONNX domain", source);
+    // Exporters write opset_import after the graph, so a file cut short
+    // usually parses but has lost it.
+    fail(ErrorCode::kInvalidModel, "{}: the model does not import the default ONNX domain{}",
+         source,
+         proto.opset_import_size() == 0
+             ? " (no opset_import at all: truncated or not an ONNX model?)"
+             : "");
   }
   if (it->second < kMinDefaultOpset || it->second > kMaxDefaultOpset) {
     fail(ErrorCode::kUnsupported,
