@@ -63,7 +63,6 @@ class OpSupport : public ::testing::Test {
 };
 
 TEST_F(OpSupport, SessionLoadListsEveryUnsupportedOperatorOfEveryDomainInOneError) {
-  ::testing::internal::CaptureStderr();
   try {
     Session::load(path_);
     ADD_FAILURE() << "expected an error";
@@ -75,16 +74,10 @@ TEST_F(OpSupport, SessionLoadListsEveryUnsupportedOperatorOfEveryDomainInOneErro
                   "com.microsoft.FusedConv (node 'c1'), custom.domain.Bar (nodes 'bar1', "
                   "'bar_in_body')");
   }
-  const std::string warnings = ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(warnings, "warning: " + path_ +
-                          ": skipping the ONNX checker: operators unknown to ONNX 1.12: Foo, "
-                          "com.microsoft.FusedConv, custom.domain.Bar\n");
 }
 
 TEST_F(OpSupport, FindsUnsupportedOpsWithDomainAndOpset) {
-  ::testing::internal::CaptureStderr();
   const model::Model model = model::import_model_file(path_);
-  ::testing::internal::GetCapturedStderr();
   const std::vector<UnsupportedOp> unsupported =
       find_unsupported_ops(model, kernels::OpRegistry::reference());
   ASSERT_EQ(unsupported.size(), 3u);
@@ -106,7 +99,6 @@ TEST_F(OpSupport, DefaultDomainOpWithAKernelInAForeignDomainIsUnsupported) {
   set_tensor_type(graph->add_input(), "x", onnx::TensorProto::FLOAT, {2});
   set_tensor_type(graph->add_output(), "y", onnx::TensorProto::FLOAT, {2});
   add_graph_node(graph, "Relu", {"x"}, {"y"}, "ms_relu")->set_domain("com.microsoft");
-  ::testing::internal::CaptureStderr();
   try {
     testing::load_proto(model);
     ADD_FAILURE() << "expected an error";
@@ -117,7 +109,6 @@ TEST_F(OpSupport, DefaultDomainOpWithAKernelInAForeignDomainIsUnsupported) {
               std::string::npos)
         << error.what();
   }
-  ::testing::internal::GetCapturedStderr();
 }
 
 }  // namespace

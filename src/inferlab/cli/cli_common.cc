@@ -95,4 +95,8 @@ std::string human_count(double count) {
   return unit == 0 ? fmt::format("{:.0f}", count) : fmt::format("{:.2f}{}", count, units[unit]);
 }
 
+void print_model_warnings(const model::Model& model) {
+  for (const std::string& warning : model.warnings) fmt::print(stderr, "warning: {}\n", warning);
+}
+
 }  // namespace inferlab::cli

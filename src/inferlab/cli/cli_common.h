@@ -51,6 +51,9 @@ void write_json(const nlohmann::json& json, const std::string& target);
 nlohmann::json dims_json(const model::ValueInfo& info);
 nlohmann::json value_info_json(const model::ValueInfo& info);
 
+// Prints the import's non-fatal findings as "warning: ..." lines on stderr.
+void print_model_warnings(const model::Model& model);
+
 // "97.5 MiB", "1.23 G" style numbers.
 std::string human_bytes(int64_t bytes);
 std::string human_count(double count);

@@ -138,6 +138,7 @@ int run_inspect(const InspectFlags& flags) {
   runtime::SummaryOptions options;
   options.input_shapes = parse_shape_flags(flags.shapes);
   const model::Model model = model::import_model_file(flags.model_path);
+  print_model_warnings(model);
   const runtime::ModelSummary summary = runtime::summarize_model(model, options);
   const bool json_to_stdout = flags.json_target == "-";
   if (!json_to_stdout) print_summary(model, summary, flags.verbose);

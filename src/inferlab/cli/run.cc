@@ -184,6 +184,7 @@ int run_model(const RunFlags& flags) {
 
   const auto load_start = std::chrono::steady_clock::now();
   runtime::Session session = runtime::Session::load(flags.model_path, options);
+  print_model_warnings(session.model());
   const double load_ms = elapsed_ms(load_start);
   std::map<std::string, PreparedInput> prepared = prepare_inputs(flags, session);
   runtime::TensorMap inputs;

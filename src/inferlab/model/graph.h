@@ -71,6 +71,9 @@ struct Model {
   std::string producer_name;
   std::string producer_version;
   std::shared_ptr<Graph> graph;
+  // Non-fatal findings of the import (e.g. "skipping the ONNX checker: ..."),
+  // each prefixed with the source; the library never prints, callers do.
+  std::vector<std::string> warnings;
 
   int64_t default_opset() const;
 };

@@ -124,13 +124,13 @@ void check_header(const onnx::ModelProto& proto, const std::string& source) {
 // The body of onnx::checker::check_model(path), with the model directory set
 // so external data resolves without re-reading the file.
 void run_onnx_checker(const onnx::ModelProto& proto, const std::map<std::string, int64_t>& opsets,
-                      int64_t default_opset, const std::string& base_dir,
-                      const std::string& source) {
+                      int64_t default_opset, const std::string& base_dir, const std::string& source,
+                      std::vector<std::string>& warnings) {
   if (proto.ir_version() > kMaxCheckerIrVersion || default_opset > kMaxCheckerOpset) {
     const bool ir_too_new = proto.ir_version() > kMaxCheckerIrVersion;
-    fmt::print(stderr, "warning: {}: {} {} is newer than the ONNX 1.12 checker; skipping it\n",
-               source, ir_too_new ? "IR version" : "opset",
-               ir_too_new ? proto.ir_version() : default_opset);
+    warnings.push_back(fmt::format("{}: {} {} is newer than the ONNX 1.12 checker; skipping it",
+                                   source, ir_too_new ? "IR version" : "opset",
+                                   ir_too_new ? proto.ir_version() : default_opset));
     return;
   }
   // The checker stops at the first operator it has no schema for; skipping it
@@ -139,9 +139,9 @@ void run_onnx_checker(const onnx::ModelProto& proto, const std::map<std::string,
   std::vector<std::string> unknown_ops;
   collect_unknown_ops(proto.graph(), opsets, unknown_ops);
   if (!unknown_ops.empty()) {
-    fmt::print(stderr,
-               "warning: {}: skipping the ONNX checker: operators unknown to ONNX 1.12: {}\n",
-               source, fmt::join(unknown_ops, ", "));
+    warnings.push_back(
+        fmt::format("{}: skipping the ONNX checker: operators unknown to ONNX 1.12: {}", source,
+                    fmt::join(unknown_ops, ", ")));
     return;
   }
   onnx::checker::CheckerContext ctx;
@@ -190,7 +190,7 @@ Model import_model_bytes(const void* data, size_t size, const ImportOptions& opt
   const ConvertContext ctx{source, base_dir, options.max_tensor_bytes};
   model.graph = convert_main_graph(proto.graph(), ctx);
   if (options.run_checker)
-    run_onnx_checker(proto, model.opsets, model.default_opset(), base_dir, source);
+    run_onnx_checker(proto, model.opsets, model.default_opset(), base_dir, source, model.warnings);
   validate_and_sort(*model.graph, source);
   return model;
 }
