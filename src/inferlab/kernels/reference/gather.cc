@@ -65,32 +65,8 @@ void gather_elements_compute(KernelContext& ctx) {
               shape_to_string(shape), shape_to_string(data.shape()));
   }
   const auto axis = static_cast<size_t>(node_axis(node, node.attr_int("axis", 0), rank));
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (d != axis && shape[d] > data.shape()[d]) {
-      node.fail(ErrorCode::kInvalidArgument, "indices {} exceed data {} on axis {}",
-                shape_to_string(shape), shape_to_string(data.shape()), d);
-    }
-  }
-  const auto indices = indices_tensor.to_int64_vector();
-  const auto strides = shape_strides(data.shape());
-  // Source offset of each output element: its own coordinates, with the
-  // axis coordinate replaced by the index.
-  std::vector<int64_t> source(indices.size());
-  std::vector<int64_t> coord(shape.size(), 0);
-  for (size_t i = 0; i < indices.size(); ++i) {
-    int64_t offset = 0;
-    for (size_t d = 0; d < shape.size(); ++d) {
-      const int64_t c =
-          d == axis ? checked_index(node, indices[i], data.shape()[d], static_cast<int64_t>(d))
-                    : coord[d];
-      offset += c * strides[d];
-    }
-    source[i] = offset;
-    for (size_t d = shape.size(); d-- > 0;) {
-      if (++coord[d] < shape[d]) break;
-      coord[d] = 0;
-    }
-  }
+  const std::vector<int64_t> source =
+      element_offsets_along_axis(node, data.shape(), shape, indices_tensor.to_int64_vector(), axis);
   Tensor& out = ctx.output(0, data.dtype(), shape);
   if (out.numel() == 0) return;
   visit_any_dtype(data.dtype(), node.describe(), [&](auto tag) {

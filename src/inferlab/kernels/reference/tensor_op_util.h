@@ -91,6 +91,40 @@ inline int64_t checked_index(const NodeInfo& node, int64_t index, int64_t size, 
   return normalized;
 }
 
+// GatherElements / ScatterElements addressing: for each element of `indices`
+// (same rank as data, no larger off `axis`), the offset in data of its own
+// coordinates with the axis coordinate replaced by the (checked) index.
+inline std::vector<int64_t> element_offsets_along_axis(const NodeInfo& node,
+                                                       const Shape& data_shape,
+                                                       const Shape& indices_shape,
+                                                       const std::vector<int64_t>& indices,
+                                                       size_t axis) {
+  for (size_t d = 0; d < indices_shape.size(); ++d) {
+    if (d != axis && indices_shape[d] > data_shape[d]) {
+      node.fail(ErrorCode::kInvalidArgument, "indices {} exceed data {} on axis {}",
+                shape_to_string(indices_shape), shape_to_string(data_shape), d);
+    }
+  }
+  const std::vector<int64_t> strides = shape_strides(data_shape);
+  std::vector<int64_t> offsets(indices.size());
+  std::vector<int64_t> coord(indices_shape.size(), 0);
+  for (size_t i = 0; i < indices.size(); ++i) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < indices_shape.size(); ++d) {
+      const int64_t c =
+          d == axis ? checked_index(node, indices[i], data_shape[d], static_cast<int64_t>(d))
+                    : coord[d];
+      offset += c * strides[d];
+    }
+    offsets[i] = offset;
+    for (size_t d = indices_shape.size(); d-- > 0;) {  // odometer over the indices' shape
+      if (++coord[d] < indices_shape[d]) break;
+      coord[d] = 0;
+    }
+  }
+  return offsets;
+}
+
 // Product of shape[begin, end).
 inline int64_t dims_product(const Shape& shape, size_t begin, size_t end) {
   int64_t product = 1;
