@@ -197,8 +197,8 @@ Model import_model_bytes(const void* data, size_t size, const ImportOptions& opt
 
 Model import_model_file(const std::string& path, const ImportOptions& options) {
   const std::string bytes = read_whole_file(path, kMaxProtobufBytes);
-  std::string base_dir = std::filesystem::path(path).parent_path().string();
-  if (base_dir.empty()) base_dir = ".";
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  const std::string base_dir = parent.empty() ? std::string(".") : parent.string();
   return import_model_bytes(bytes.data(), bytes.size(), options, base_dir, path);
 }
 
