@@ -63,6 +63,28 @@ TEST(Session, ListsEveryUnsupportedOperatorWithItsNodes) {
       {"2 unsupported operators", "Foo (opset 13, nodes 'a', 'b')", "Bar (opset 13, node 'c')"});
 }
 
+// A shape read from data is refused before any memory is taken: 2^40 floats
+// would otherwise fail inside the allocator (or exhaust the machine).
+TEST(Session, RefusesAnOutputOverTheLimitBeforeAllocatingIt) {
+  onnx::ModelProto model = make_model_proto();
+  onnx::GraphProto* graph = model.mutable_graph();
+  set_tensor_type(graph->add_input(), "dims", onnx::TensorProto::INT64, {2});
+  set_tensor_type(graph->add_output(), "y", onnx::TensorProto::FLOAT, {-1, -1});
+  add_graph_node(graph, "ConstantOfShape", {"dims"}, {"y"}, "fill");
+  SessionOptions options;
+  options.max_tensor_bytes = int64_t{1} << 20;
+  Session session = load_proto(model, options);
+  const Tensor huge = Tensor::from_vector<int64_t>({int64_t{1} << 20, int64_t{1} << 20}, {2});
+  expect_error(
+      [&] {
+        session.run({{"dims", huge}});
+      },
+      ErrorCode::kLimitExceeded,
+      {"ConstantOfShape node 'fill'", "[1048576, 1048576]", "over the limit of 1048576"});
+  const Tensor small = Tensor::from_vector<int64_t>({2, 3}, {2});
+  EXPECT_EQ(session.run({{"dims", small}}).at("y").shape(), (Shape{2, 3}));
+}
+
 TEST(Session, RejectsMissingInput) {
   Session session = load_proto(make_add_relu_proto());
   expect_error([&] { session.run({}); }, ErrorCode::kInvalidArgument,

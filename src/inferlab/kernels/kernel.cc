@@ -8,7 +8,8 @@ std::string NodeInfo::describe() const { return fmt::format("{} node '{}'", op_t
 
 const Attribute& NodeInfo::attr(const std::string& key) const {
   auto it = attributes_.find(key);
-  if (it == attributes_.end()) fail(ErrorCode::kInvalidModel, "required attribute '{}' is missing", key);
+  if (it == attributes_.end())
+    fail(ErrorCode::kInvalidModel, "required attribute '{}' is missing", key);
   return it->second;
 }
 
@@ -25,7 +26,9 @@ int64_t NodeInfo::attr_int(const std::string& key, int64_t fallback) const {
   return has_attr(key) ? require(key, Attribute::Kind::kInt).i : fallback;
 }
 
-int64_t NodeInfo::attr_int(const std::string& key) const { return require(key, Attribute::Kind::kInt).i; }
+int64_t NodeInfo::attr_int(const std::string& key) const {
+  return require(key, Attribute::Kind::kInt).i;
+}
 
 float NodeInfo::attr_float(const std::string& key, float fallback) const {
   return has_attr(key) ? require(key, Attribute::Kind::kFloat).f : fallback;
@@ -91,7 +94,16 @@ Tensor& KernelContext::output(size_t index, DataType dtype, const Shape& shape) 
   Tensor& slot = outputs_[index];
   // The runtime clears slots that must not be written through, so a matching
   // tensor here is one it placed on purpose (a planned or caller-bound buffer).
-  if (slot.empty() || slot.dtype() != dtype || slot.shape() != shape) slot = Tensor(dtype, shape);
+  if (slot.empty() || slot.dtype() != dtype || slot.shape() != shape) {
+    const std::string what = fmt::format("output {} {}", index, shape_to_string(shape));
+    const int64_t bytes =
+        checked_mul(shape_numel(shape), static_cast<int64_t>(dtype_size(dtype)), what);
+    if (bytes > max_output_bytes_) {
+      node_.fail(ErrorCode::kLimitExceeded, "{} would be {} bytes, over the limit of {} bytes",
+                 what, bytes, max_output_bytes_);
+    }
+    slot = Tensor(dtype, shape);
+  }
   return slot;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -123,9 +124,17 @@ class SubgraphRunner {
 
 class KernelContext {
  public:
+  // `max_output_bytes` caps every output this context allocates: a shape
+  // computed from data (Expand, ConstantOfShape, Tile, ...) is refused before
+  // any memory is taken, never after.
   KernelContext(const NodeInfo& node, std::vector<const Tensor*> inputs,
-                std::vector<Tensor>& outputs, SubgraphRunner* subgraphs = nullptr)
-      : node_(node), inputs_(std::move(inputs)), outputs_(outputs), subgraphs_(subgraphs) {}
+                std::vector<Tensor>& outputs, SubgraphRunner* subgraphs = nullptr,
+                int64_t max_output_bytes = std::numeric_limits<int64_t>::max())
+      : node_(node),
+        inputs_(std::move(inputs)),
+        outputs_(outputs),
+        subgraphs_(subgraphs),
+        max_output_bytes_(max_output_bytes) {}
 
   const NodeInfo& node() const { return node_; }
   size_t num_inputs() const { return inputs_.size(); }
@@ -146,6 +155,7 @@ class KernelContext {
   std::vector<const Tensor*> inputs_;
   std::vector<Tensor>& outputs_;
   SubgraphRunner* subgraphs_;
+  int64_t max_output_bytes_;
 };
 
 using InferFunction = std::function<void(InferContext&)>;

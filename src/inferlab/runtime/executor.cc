@@ -179,7 +179,7 @@ void GraphExecutor::compile_subgraphs(CompiledNode& compiled, const kernels::OpR
 
 void GraphExecutor::fold_constant_node(CompiledNode& compiled) {
   std::vector<Tensor> outputs(compiled.output_slots.size());
-  kernels::KernelContext context(compiled.info, {}, outputs);
+  kernels::KernelContext context(compiled.info, {}, outputs, nullptr, options_.max_tensor_bytes);
   try {
     compiled.kernel.compute(context);
   } catch (...) {
@@ -284,7 +284,8 @@ void GraphExecutor::execute_node(CompiledNode& compiled, const std::vector<Tenso
     }
   }
   SubgraphCaller subgraphs(*this, compiled);
-  kernels::KernelContext context(compiled.info, std::move(inputs), scratch_outputs_, &subgraphs);
+  kernels::KernelContext context(compiled.info, std::move(inputs), scratch_outputs_, &subgraphs,
+                                 options_.max_tensor_bytes);
   try {
     compiled.kernel.compute(context);
   } catch (...) {

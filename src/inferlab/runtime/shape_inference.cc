@@ -224,7 +224,7 @@ class ShapeInferrer {
       }
     }
     std::vector<Tensor> outputs(node.outputs.size());
-    KernelContext context(info, values, outputs);
+    KernelContext context(info, values, outputs, nullptr, options_.max_tensor_bytes);
     try {
       kernel.compute(context);
     } catch (const std::exception&) {
