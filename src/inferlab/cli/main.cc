@@ -5,6 +5,7 @@
 #include <iostream>
 #include <new>
 
+#include "inferlab/backends/worker/child_process.h"
 #include "inferlab/cli/cli_common.h"
 #include "inferlab/core/error.h"
 
@@ -19,6 +20,7 @@ int run_cli(int argc, char** argv) {
   std::vector<inferlab::cli::Command> commands;
   inferlab::cli::add_inspect_command(app, commands);
   inferlab::cli::add_run_command(app, commands);
+  inferlab::cli::add_backends_command(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -34,6 +36,8 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Worker processes must not outlive an interrupted command.
+  inferlab::backends::install_interrupt_cleanup();
   try {
     return run_cli(argc, argv);
   } catch (const inferlab::cli::UsageError& error) {

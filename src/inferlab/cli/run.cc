@@ -10,10 +10,10 @@
 
 #include <fmt/format.h>
 
+#include "inferlab/backends/registry.h"
 #include "inferlab/cli/cli_common.h"
 #include "inferlab/cli/input_tensors.h"
 #include "inferlab/core/npy.h"
-#include "inferlab/runtime/session.h"
 
 namespace inferlab::cli {
 
@@ -23,13 +23,17 @@ constexpr int64_t kShownValues = 6;
 
 struct RunFlags {
   std::string model_path;
+  std::string backend = "native";
   std::vector<std::string> inputs;
   std::vector<std::string> shapes;
   std::vector<std::string> values;
   std::vector<std::string> ranges;
+  std::vector<std::string> settings;
+  std::vector<std::string> extra_outputs;
   std::string output_dir;
   std::string json_target;
   int threads = 0;
+  int opt_level = 3;
   uint64_t seed = 0;
 };
 
@@ -44,44 +48,57 @@ double elapsed_ms(std::chrono::steady_clock::time_point since) {
 }
 
 void check_names_are_inputs(const std::map<std::string, std::string>& named, const char* flag,
-                            const runtime::Session& session) {
+                            const backends::Model& model, const std::string& model_path) {
   for (const auto& entry : named) {
     const std::string& name = entry.first;
-    const auto& inputs = session.inputs();
+    const auto& inputs = model.inputs();
     const bool found =
         std::any_of(inputs.begin(), inputs.end(),
                     [&](const model::ValueInfo& input) { return input.name == name; });
     if (!found) {
       fail(ErrorCode::kInvalidArgument, "{} names '{}', which is not an input of {}", flag, name,
-           session.model().source);
+           model_path);
     }
   }
 }
 
+// --input-range first, then the range the model directory's manifest gives.
+std::optional<ValueRange> input_range(const std::map<std::string, ValueRange>& flags,
+                                      const backends::ModelSource& source,
+                                      const std::string& name) {
+  if (auto it = flags.find(name); it != flags.end()) return it->second;
+  for (const backends::InputSpec& spec : source.inputs) {
+    if (spec.info.name == name && spec.range)
+      return ValueRange{spec.range->first, spec.range->second};
+  }
+  return std::nullopt;
+}
+
 std::map<std::string, PreparedInput> prepare_inputs(const RunFlags& flags,
-                                                    const runtime::Session& session) {
+                                                    const backends::ModelSource& source,
+                                                    const backends::Model& model) {
   const auto files = parse_name_values("--input", flags.inputs);
   const auto values = parse_name_values("--value", flags.values);
   const auto ranges = parse_range_flags(flags.ranges);
-  check_names_are_inputs(files, "--input", session);
-  check_names_are_inputs(values, "--value", session);
+  check_names_are_inputs(files, "--input", model, flags.model_path);
+  check_names_are_inputs(values, "--value", model, flags.model_path);
+  const auto shapes = parse_shape_flags(flags.shapes);
   std::map<std::string, PreparedInput> prepared;
-  for (size_t i = 0; i < session.inputs().size(); ++i) {
-    const model::ValueInfo& input = session.inputs()[i];
+  for (size_t i = 0; i < model.inputs().size(); ++i) {
+    const model::ValueInfo& input = model.inputs()[i];
     if (auto file = files.find(input.name); file != files.end()) {
       prepared[input.name] = {read_tensor_file(file->second), "file " + file->second};
       continue;
     }
-    const Shape shape = resolve_run_shape(input);
+    auto fixed = shapes.find(input.name);
+    const Shape shape = fixed != shapes.end() ? fixed->second : resolve_run_shape(input);
     if (auto value = values.find(input.name); value != values.end()) {
       prepared[input.name] = {filled_tensor(input, shape, value->second), "value " + value->second};
       continue;
     }
-    auto range_it = ranges.find(input.name);
-    const std::optional<ValueRange> range =
-        range_it == ranges.end() ? std::nullopt : std::optional<ValueRange>(range_it->second);
-    prepared[input.name] = {random_tensor(input, shape, flags.seed, i, range),
-                            fmt::format("random seed {}", flags.seed)};
+    prepared[input.name] = {
+        random_tensor(input, shape, flags.seed, i, input_range(ranges, source, input.name)),
+        fmt::format("random seed {}", flags.seed)};
   }
   return prepared;
 }
@@ -145,8 +162,9 @@ nlohmann::json output_json(const std::string& name, const Tensor& tensor) {
 }
 
 void print_report(const nlohmann::json& report) {
-  std::cout << fmt::format("model: {} (loaded in {:.2f} ms)\n", report["model"].get<std::string>(),
-                           report["load_ms"].get<double>());
+  std::cout << fmt::format("model: {} on {} {} (loaded in {:.2f} ms)\n",
+                           report["model"].get<std::string>(), report["backend"].get<std::string>(),
+                           report["version"].get<std::string>(), report["load_ms"].get<double>());
   std::cout << "inputs:\n";
   for (const auto& input : report["inputs"]) {
     std::cout << fmt::format("  {}: {}{} ({})\n", input["name"].get<std::string>(),
@@ -170,33 +188,74 @@ void print_report(const nlohmann::json& report) {
     if (output.contains("file"))
       std::cout << fmt::format("    written to {}\n", output["file"].get<std::string>());
   }
-  std::cout << fmt::format("run time: {:.3f} ms\n", report["run_ms"].get<double>());
+  const nlohmann::json& timings = report["timings"];
+  std::cout << fmt::format("run time: {:.3f} ms", report["run_ms"].get<double>());
+  const double overhead_ms = timings["convert_in_ms"].get<double>() +
+                             timings["convert_out_ms"].get<double>() +
+                             timings["channel_ms"].get<double>();
+  if (overhead_ms > 0.0005)
+    std::cout << fmt::format(" (+ {:.3f} ms conversions and channel)", overhead_ms);
+  std::cout << "\n";
+}
+
+backends::BackendOptions backend_options(const RunFlags& flags) {
+  backends::BackendOptions options;
+  options.threads = flags.threads;
+  options.opt_level = flags.opt_level;
+  options.input_shapes = parse_shape_flags(flags.shapes);
+  options.extra_outputs = flags.extra_outputs;
+  for (const auto& [key, value] : parse_name_values("--backend-option", flags.settings))
+    options.settings[key] = value;
+  return options;
+}
+
+nlohmann::json timings_json(const backends::Model& model) {
+  const backends::LoadTimings load = model.load_timings();
+  const backends::RunTimings run = model.last_timings();
+  return {{"startup_ms", load.startup_ms},
+          {"load_ms", load.load_ms},
+          {"convert_in_ms", run.convert_in_ns / 1e6},
+          {"execute_ms", run.execute_ns / 1e6},
+          {"convert_out_ms", run.convert_out_ns / 1e6},
+          {"channel_ms", run.channel_ns / 1e6}};
+}
+
+void print_warnings(const nlohmann::json& configuration) {
+  for (const auto& warning : configuration.value("warnings", nlohmann::json::array()))
+    fmt::print(stderr, "warning: {}\n", warning.get<std::string>());
 }
 
 int run_model(const RunFlags& flags) {
-  runtime::SessionOptions options;
-  options.threads = flags.threads;
-  options.input_shapes = parse_shape_flags(flags.shapes);
+  backends::BackendOptions options = backend_options(flags);
   // Flag syntax is checked before the (possibly slow) model load.
   parse_name_values("--input", flags.inputs);
   parse_name_values("--value", flags.values);
   parse_range_flags(flags.ranges);
 
+  const backends::ModelSource source = backends::ModelSource::resolve(flags.model_path);
+  backends::BackendRegistry registry(backends::BackendEnvironment::from_process_environment());
+  std::shared_ptr<backends::Backend> backend = registry.get(flags.backend);
   const auto load_start = std::chrono::steady_clock::now();
-  runtime::Session session = runtime::Session::load(flags.model_path, options);
-  print_model_warnings(session.model());
-  const double load_ms = elapsed_ms(load_start);
-  std::map<std::string, PreparedInput> prepared = prepare_inputs(flags, session);
-  runtime::TensorMap inputs;
+  std::unique_ptr<backends::Model> model = backend->open(source, options);
+  const double open_ms = elapsed_ms(load_start);
+  print_warnings(model->configuration());
+  std::map<std::string, PreparedInput> prepared = prepare_inputs(flags, source, *model);
+  backends::TensorMap inputs;
   for (const auto& [name, input] : prepared) inputs[name] = input.tensor;
 
-  const auto run_start = std::chrono::steady_clock::now();
-  const runtime::TensorMap outputs = session.run(inputs);
-  const double run_ms = elapsed_ms(run_start);
+  model->bind(inputs);
+  model->execute();
+  const backends::TensorMap outputs = model->fetch();
 
+  const backends::LoadTimings load = model->load_timings();
   nlohmann::json report = {{"model", flags.model_path},
-                           {"load_ms", load_ms},
-                           {"run_ms", run_ms},
+                           {"backend", flags.backend},
+                           {"version", backend->info().version},
+                           {"load_ms", load.load_ms},
+                           {"open_ms", open_ms},
+                           {"run_ms", model->last_timings().execute_ns / 1e6},
+                           {"timings", timings_json(*model)},
+                           {"configuration", model->configuration()},
                            {"threads", flags.threads},
                            {"inputs", nlohmann::json::array()},
                            {"outputs", nlohmann::json::array()}};
@@ -207,13 +266,19 @@ int run_model(const RunFlags& flags) {
                                 {"source", input.source}});
   }
   if (!flags.output_dir.empty()) std::filesystem::create_directories(flags.output_dir);
-  for (const model::ValueInfo& declared : session.model().graph->outputs) {
-    const Tensor& tensor = outputs.at(declared.name);
-    nlohmann::json json = output_json(declared.name, tensor);
+  std::vector<std::string> names;
+  for (const model::ValueInfo& declared : model->outputs()) names.push_back(declared.name);
+  for (const std::string& extra : flags.extra_outputs)
+    if (std::find(names.begin(), names.end(), extra) == names.end()) names.push_back(extra);
+  for (const std::string& name : names) {
+    auto found = outputs.find(name);
+    if (found == outputs.end())
+      fail(ErrorCode::kRuntime, "{}: output '{}' was not returned", flags.backend, name);
+    nlohmann::json json = output_json(name, found->second);
     if (!flags.output_dir.empty()) {
       const std::string path =
-          (std::filesystem::path(flags.output_dir) / output_file_name(declared.name)).string();
-      write_npy(path, tensor);
+          (std::filesystem::path(flags.output_dir) / output_file_name(name)).string();
+      write_npy(path, found->second);
       json["file"] = path;
     }
     report["outputs"].push_back(std::move(json));
@@ -228,7 +293,20 @@ int run_model(const RunFlags& flags) {
 void add_run_command(CLI::App& root, std::vector<Command>& commands) {
   auto flags = std::make_shared<RunFlags>();
   CLI::App* app = root.add_subcommand("run", "Run a model once and summarize its outputs");
-  app->add_option("model", flags->model_path, "ONNX model file")->required();
+  app->add_option("model", flags->model_path,
+                  "Model: an .onnx file, a TorchScript .pt file, or a model directory "
+                  "(docs/model-format.md)")
+      ->required();
+  app->add_option("--backend", flags->backend,
+                  "Engine: native, onnxruntime, libtorch or python (default native; "
+                  "`inferlab backends` lists them)");
+  app->add_option("--opt-level", flags->opt_level, "Graph optimization level 0..3 (default 3)")
+      ->check(CLI::Range(0, 3));
+  app->add_option("--backend-option", flags->settings,
+                  "A backend-specific setting KEY=VALUE (e.g. save_optimized_model=FILE for "
+                  "onnxruntime, mode=torchscript for python)");
+  app->add_option("--extra-output", flags->extra_outputs,
+                  "Also return this intermediate value (repeatable; native and onnxruntime)");
   app->add_option("--input", flags->inputs, "Input from a .npy or .pb file: NAME=FILE");
   app->add_option("--shape", flags->shapes, "Fix an input's shape: NAME=DIMS (e.g. x=1,3,224,224)");
   app->add_option("--value", flags->values, "Fill an input with one value: NAME=V");

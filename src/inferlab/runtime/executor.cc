@@ -1,6 +1,7 @@
 // Graph execution with the reference kernels; see executor.h.
 #include "inferlab/runtime/executor.h"
 
+#include <chrono>
 #include <new>
 
 #include <fmt/format.h>
@@ -244,8 +245,12 @@ std::vector<Tensor> GraphExecutor::run(const std::vector<const Tensor*>& inputs,
       replaced_constants.emplace_back(it->second, values_[it->second]);
       values_[it->second] = *tensor;
     }
-    for (auto& node : nodes_) {
-      if (!node->folded) execute_node(*node, placed_outputs);
+    if (options_.node_timing) {
+      run_timed(placed_outputs);
+    } else {
+      for (auto& node : nodes_) {
+        if (!node->folded) execute_node(*node, placed_outputs);
+      }
     }
     std::vector<Tensor> outputs = collect_outputs();
     clear_run_state();
@@ -253,6 +258,22 @@ std::vector<Tensor> GraphExecutor::run(const std::vector<const Tensor*>& inputs,
   } catch (...) {
     clear_run_state();
     throw;
+  }
+}
+
+void GraphExecutor::run_timed(const std::vector<Tensor>* placed_outputs) {
+  using Clock = std::chrono::steady_clock;
+  node_timings_.clear();
+  const Clock::time_point run_start = Clock::now();
+  for (auto& node : nodes_) {
+    if (node->folded) continue;
+    const Clock::time_point start = Clock::now();
+    execute_node(*node, placed_outputs);
+    const Clock::time_point end = Clock::now();
+    node_timings_.push_back(
+        {&node->node,
+         std::chrono::duration_cast<std::chrono::nanoseconds>(start - run_start).count(),
+         std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()});
   }
 }
 

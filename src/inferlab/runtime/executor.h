@@ -27,6 +27,15 @@ struct ExecutorOptions {
   int64_t opset = 0;  // the model's default-domain opset
   int64_t max_tensor_bytes = int64_t{4} << 30;
   std::string source;  // the model, for error messages
+  // Time every executed node of the main graph (off: no clock is read).
+  bool node_timing = false;
+};
+
+// One executed node of the last run (node_timing on).
+struct NodeTiming {
+  const model::Node* node = nullptr;
+  int64_t start_ns = 0;  // since the start of run()
+  int64_t duration_ns = 0;
 };
 
 class GraphExecutor {
@@ -42,6 +51,8 @@ class GraphExecutor {
   const model::Graph& graph() const { return graph_; }
   // Values the graph reads from enclosing scopes, in the order run() takes them.
   const std::vector<std::string>& outer_names() const { return outer_names_; }
+  // Nodes executed by the last run(), in order, when node_timing is on.
+  const std::vector<NodeTiming>& node_timings() const { return node_timings_; }
 
   // `inputs` follow graph().inputs and `outer` follows outer_names().
   // `overrides` replace initializers by name for this run. `placed_outputs`
@@ -65,6 +76,7 @@ class GraphExecutor {
   void fold_constant_node(CompiledNode& compiled);
   void compute_release_lists();
   void execute_node(CompiledNode& compiled, const std::vector<Tensor>* placed);
+  void run_timed(const std::vector<Tensor>* placed_outputs);
   void check_outputs(const CompiledNode& compiled) const;
   std::vector<Tensor> collect_outputs();
   [[noreturn]] void rethrow_naming_node(const CompiledNode& compiled) const;
@@ -84,6 +96,7 @@ class GraphExecutor {
   std::vector<std::unique_ptr<CompiledNode>> nodes_;
   std::vector<int> output_position_of_slot_;  // per slot: index in graph outputs, or -1
   std::vector<Tensor> scratch_outputs_;
+  std::vector<NodeTiming> node_timings_;
 };
 
 }  // namespace inferlab::runtime

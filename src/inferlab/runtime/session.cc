@@ -4,6 +4,7 @@
 #include "inferlab/runtime/session.h"
 
 #include <cstring>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -57,6 +58,29 @@ std::vector<model::ValueInfo> inferred_outputs(const model::Graph& graph,
   return outputs;
 }
 
+// Appends the requested intermediate values to the graph's outputs, so the
+// executor keeps them alive to the end like any output.
+void add_extra_outputs(model::Model& model, const std::vector<std::string>& names) {
+  model::Graph& graph = *model.graph;
+  std::unordered_set<std::string> known;
+  for (const model::ValueInfo& input : graph.inputs) known.insert(input.name);
+  for (const auto& [name, tensor] : graph.initializers) known.insert(name);
+  for (const model::Node& node : graph.nodes)
+    for (const std::string& output : node.outputs) known.insert(output);
+  for (const std::string& name : names) {
+    if (known.count(name) == 0) {
+      fail(ErrorCode::kInvalidArgument, "{}: extra output '{}' is not a value of the main graph",
+           model.source, name);
+    }
+    bool already_output = false;
+    for (const model::ValueInfo& output : graph.outputs) already_output |= output.name == name;
+    if (already_output) continue;
+    model::ValueInfo extra;
+    extra.name = name;
+    graph.outputs.push_back(std::move(extra));
+  }
+}
+
 void copy_tensor_into(const Tensor& from, Tensor& to) {
   if (from.dtype() == DataType::kString) {
     const auto* in = static_cast<const std::string*>(from.raw_data());
@@ -78,6 +102,7 @@ Session Session::from_model(model::Model model, const SessionOptions& options) {
   if (!loaded.graph) fail(ErrorCode::kInvalidModel, "{}: the model has no graph", loaded.source);
   const kernels::OpRegistry& registry = kernels::OpRegistry::reference();
   check_ops_supported(loaded, registry);
+  add_extra_outputs(impl->model, options.extra_outputs);
   impl->inputs = apply_input_shapes(*loaded.graph, options.input_shapes, loaded.source);
 
   ShapeInferenceOptions shape_options;
@@ -90,6 +115,7 @@ Session Session::from_model(model::Model model, const SessionOptions& options) {
   executor_options.opset = loaded.default_opset();
   executor_options.max_tensor_bytes = options.max_tensor_bytes;
   executor_options.source = loaded.source;
+  executor_options.node_timing = options.node_timing;
   impl->executor =
       std::make_unique<GraphExecutor>(*loaded.graph, registry, executor_options, false);
   return Session(std::move(impl));
@@ -183,5 +209,17 @@ void Session::run() {
 }
 
 const TensorMap& Session::bound_outputs() const { return impl_->bound_outputs; }
+
+}  // namespace inferlab::runtime
+
+namespace inferlab::runtime {
+
+std::vector<NodeTime> Session::node_timings() const {
+  std::vector<NodeTime> times;
+  for (const NodeTiming& timing : impl_->executor->node_timings()) {
+    times.push_back({timing.node->name, timing.node->op_type, timing.start_ns, timing.duration_ns});
+  }
+  return times;
+}
 
 }  // namespace inferlab::runtime

@@ -32,6 +32,19 @@ struct SessionOptions {
   int64_t max_tensor_bytes = int64_t{4} << 30;
   // Run the ONNX checker at load.
   bool run_checker = true;
+  // Intermediate values of the main graph (by value name) returned after
+  // the model's outputs, for layer-by-layer comparison.
+  std::vector<std::string> extra_outputs;
+  // Time every node of each run (see node_timings()); off costs nothing.
+  bool node_timing = false;
+};
+
+// One node executed by the last run (SessionOptions::node_timing).
+struct NodeTime {
+  std::string node_name;
+  std::string op_type;
+  int64_t start_ns = 0;  // since the start of the run
+  int64_t duration_ns = 0;
 };
 
 class Session {
@@ -62,6 +75,9 @@ class Session {
   void bind(const TensorMap& inputs, const TensorMap& outputs = {});
   void run();
   const TensorMap& bound_outputs() const;
+
+  // Nodes of the last run, in execution order (empty unless node_timing).
+  std::vector<NodeTime> node_timings() const;
 
  private:
   struct Impl;

@@ -1,0 +1,136 @@
+// The native backend. Session::bind keeps the inputs as they are (InferLab
+// tensors are the engine's own type), so bind and fetch cost nothing beyond
+// validation and execute() is exactly Session::run().
+#include "inferlab/backends/native_backend.h"
+
+#include <chrono>
+#include <thread>
+
+#include "inferlab/runtime/session.h"
+
+namespace inferlab::backends {
+
+namespace {
+
+constexpr const char* kName = "native";
+
+int64_t nanoseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                              start)
+      .count();
+}
+
+void refuse_settings(const BackendOptions& options) {
+  if (!options.settings.empty()) {
+    fail(ErrorCode::kInvalidArgument, "{}: unknown setting '{}' (the native backend has none)",
+         kName, options.settings.begin()->first);
+  }
+  if (options.device != "cpu") {
+    fail(ErrorCode::kUnsupported, "{}: device '{}' is not supported (only cpu)", kName,
+         options.device);
+  }
+}
+
+class NativeModel final : public Model {
+ public:
+  NativeModel(const ModelSource& source, const BackendOptions& options)
+      : options_(options), session_(open_session(source, options)) {}
+
+  const std::vector<model::ValueInfo>& inputs() const override { return session_.inputs(); }
+  const std::vector<model::ValueInfo>& outputs() const override { return session_.outputs(); }
+  Capabilities capabilities() const override { return native_capabilities(); }
+  LoadTimings load_timings() const override { return {0.0, load_ms_}; }
+
+  nlohmann::json configuration() const override {
+    return {{"threads_requested", options_.threads},
+            // Kernels are single-threaded until the fast-CPU work lands.
+            {"threads_used", 1},
+            {"opt_level", options_.opt_level},
+            {"node_timing", options_.node_timing},
+            {"extra_outputs", options_.extra_outputs},
+            {"warnings", session_.model().warnings}};
+  }
+
+  void bind(const TensorMap& inputs) override {
+    const auto start = std::chrono::steady_clock::now();
+    check_inputs(kName, session_.inputs(), inputs);
+    session_.bind(inputs);
+    timings_ = {};
+    timings_.convert_in_ns = nanoseconds_since(start);
+  }
+
+  int64_t execute() override {
+    const auto start = std::chrono::steady_clock::now();
+    session_.run();
+    timings_.execute_ns = nanoseconds_since(start);
+    return timings_.execute_ns;
+  }
+
+  TensorMap fetch() override {
+    const auto start = std::chrono::steady_clock::now();
+    TensorMap outputs = session_.bound_outputs();
+    timings_.convert_out_ns = nanoseconds_since(start);
+    return outputs;
+  }
+
+  RunTimings last_timings() const override { return timings_; }
+
+  std::vector<NodeEvent> node_events() const override {
+    std::vector<NodeEvent> events;
+    for (const runtime::NodeTime& time : session_.node_timings())
+      events.push_back({time.node_name, time.op_type, time.start_ns, time.duration_ns, 0});
+    return events;
+  }
+
+  static Capabilities native_capabilities() {
+    Capabilities capabilities;
+    capabilities.extra_outputs = true;
+    capabilities.node_timing = true;
+    return capabilities;
+  }
+
+ private:
+  runtime::Session open_session(const ModelSource& source, const BackendOptions& options) {
+    refuse_unsupported_options(kName, options, native_capabilities());
+    refuse_settings(options);
+    const auto start = std::chrono::steady_clock::now();
+    runtime::SessionOptions session_options;
+    session_options.threads = options.threads;
+    session_options.input_shapes = options.input_shapes;
+    session_options.extra_outputs = options.extra_outputs;
+    session_options.node_timing = options.node_timing;
+    runtime::Session session = runtime::Session::load(source.require_onnx(kName), session_options);
+    load_ms_ = static_cast<double>(nanoseconds_since(start)) / 1e6;
+    return session;
+  }
+
+  BackendOptions options_;
+  double load_ms_ = 0.0;
+  runtime::Session session_;
+  RunTimings timings_;
+};
+
+class NativeBackend final : public Backend {
+ public:
+  std::string name() const override { return kName; }
+
+  BackendInfo info() const override {
+    BackendInfo info;
+    info.name = kName;
+    info.available = true;
+    info.version = INFERLAB_VERSION_STRING;
+    info.devices = {"cpu"};
+    info.configuration = {{"kernels", "reference"}, {"cores", std::thread::hardware_concurrency()}};
+    return info;
+  }
+
+  std::unique_ptr<Model> open(const ModelSource& source, const BackendOptions& options) override {
+    return std::make_unique<NativeModel>(source, options);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_native_backend() { return std::make_unique<NativeBackend>(); }
+
+}  // namespace inferlab::backends

@@ -1,0 +1,129 @@
+// Out-of-process backends through the worker protocol, exercised with the
+// native engine hosted by inferlab-backend-host: same results as in process,
+// timings split into conversions, execution and channel, errors crossing the
+// process boundary with their code, and a worker that dies mid-run becoming
+// an error that says how it ended — never a hang.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include <filesystem>
+
+#include "inferlab/backends/registry.h"
+#include "inferlab/backends/worker/child_process.h"
+#include "test_util.h"
+
+namespace inferlab::backends {
+namespace {
+
+std::string zoo_model(const std::string& name) {
+  return testing::cache_dir() + "/models/" + name + ".onnx";
+}
+
+bool process_exists(pid_t pid) { return kill(pid, 0) == 0; }
+
+class WorkerProcess : public ::testing::Test {
+ protected:
+  BackendRegistry registry_{BackendEnvironment::from_process_environment()};
+};
+
+TEST_F(WorkerProcess, NativeInAWorkerMatchesNativeInProcess) {
+  const ModelSource source = ModelSource::resolve(zoo_model("mobilenet_v2_op17"));
+  auto isolated = registry_.get("native", Placement::kChildProcess)->open(source, {});
+  auto local = registry_.get("native")->open(source, {});
+  const Tensor input = testing::random_float_tensor({1, 3, 224, 224}, 11, 0.0f, 1.0f);
+  const TensorMap remote_outputs = isolated->run({{"input", input}});
+  EXPECT_TRUE(remote_outputs.at("output").equals(local->run({{"input", input}}).at("output")));
+  EXPECT_TRUE(isolated->capabilities().out_of_process);
+  EXPECT_GT(isolated->load_timings().startup_ms, 0.0);
+  const RunTimings timings = isolated->last_timings();
+  EXPECT_GT(timings.execute_ns, 0);
+  EXPECT_GT(timings.channel_ns, 0);
+}
+
+TEST_F(WorkerProcess, StagedRunReportsEachPartSeparately) {
+  const ModelSource source = ModelSource::resolve(zoo_model("mobilenet_v2_op17"));
+  auto model = registry_.get("native", Placement::kChildProcess)->open(source, {});
+  const Tensor input = testing::random_float_tensor({1, 3, 224, 224}, 5, 0.0f, 1.0f);
+  model->bind({{"input", input}});
+  const int64_t first = model->execute();
+  const int64_t second = model->execute();
+  EXPECT_GT(first, 0);
+  EXPECT_GT(second, 0);
+  const TensorMap outputs = model->fetch();
+  EXPECT_EQ(outputs.at("output").shape(), (Shape{1, 1000}));
+  EXPECT_GT(model->last_timings().convert_out_ns, 0);
+}
+
+TEST_F(WorkerProcess, ErrorsFromTheWorkerKeepTheirCode) {
+  const std::string corrupt = testing::make_temp_dir("inferlab-corrupt") + "/model.onnx";
+  testing::write_file(corrupt, "not a protobuf at all");
+  try {
+    registry_.get("native", Placement::kChildProcess)->open(ModelSource::resolve(corrupt), {});
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ErrorCode::kInvalidModel) << error.what();
+    EXPECT_NE(std::string(error.what()).find("native: "), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find(corrupt), std::string::npos) << error.what();
+  }
+  std::filesystem::remove_all(std::filesystem::path(corrupt).parent_path());
+}
+
+TEST_F(WorkerProcess, AWorkerKilledMidRunIsAnErrorAndIsReaped) {
+  const ModelSource source = ModelSource::resolve(zoo_model("mobilenet_v2_op17"));
+  auto model = registry_.get("native", Placement::kChildProcess)->open(source, {});
+  const pid_t worker = model->configuration().at("worker_pid").get<pid_t>();
+  ASSERT_TRUE(process_exists(worker));
+  ASSERT_EQ(kill(worker, SIGKILL), 0);
+  const Tensor input = testing::random_float_tensor({1, 3, 224, 224}, 5, 0.0f, 1.0f);
+  try {
+    model->run({{"input", input}});
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ErrorCode::kRuntime);
+    EXPECT_NE(std::string(error.what()).find("killed by signal 9"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_FALSE(process_exists(worker)) << "the dead worker was not reaped";
+}
+
+TEST_F(WorkerProcess, ClosingTheModelStopsTheWorker) {
+  const ModelSource source = ModelSource::resolve(zoo_model("mobilenet_v2_op17"));
+  pid_t worker = 0;
+  {
+    auto model = registry_.get("native", Placement::kChildProcess)->open(source, {});
+    worker = model->configuration().at("worker_pid").get<pid_t>();
+    EXPECT_TRUE(process_exists(worker));
+  }
+  EXPECT_FALSE(process_exists(worker));
+}
+
+TEST(ChildProcess, AProgramThatCannotStartIsAClearError) {
+  try {
+    ChildProcess child(ChildSpec{{"/nonexistent/worker"}, {}, {}});
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("/nonexistent/worker"), std::string::npos);
+  }
+}
+
+TEST(ChildProcess, ReportsHowTheChildEndedAndWhatItPrinted) {
+  ChildProcess child(ChildSpec{{"/bin/sh", "-c", "echo about to fail >&2; exit 3"}, {}, {}});
+  ASSERT_TRUE(child.wait_for_exit(10000));
+  EXPECT_EQ(child.exit_description(), "exited with status 3");
+  for (int i = 0; i < 100 && child.output_tail().empty(); ++i) usleep(10000);
+  EXPECT_NE(child.output_tail().find("about to fail"), std::string::npos);
+}
+
+TEST(ChildProcess, EnvironmentOverridesReachTheChild) {
+  ChildProcess child(ChildSpec{{"/bin/sh", "-c", "echo \"value=$INFERLAB_TEST_VARIABLE\""},
+                               {{"INFERLAB_TEST_VARIABLE", "42"}},
+                               {}});
+  ASSERT_TRUE(child.wait_for_exit(10000));
+  for (int i = 0; i < 100 && child.output_tail().find('\n') == std::string::npos; ++i)
+    usleep(10000);
+  EXPECT_NE(child.output_tail().find("value=42"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace inferlab::backends
