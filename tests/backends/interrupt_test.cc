@@ -1,0 +1,79 @@
+// Ctrl-C in the middle of a run on a worker backend: the CLI dies of the
+// signal, its worker is killed and reaped with it, and nothing is left in
+// /dev/shm (arenas are memfds, which vanish with their last process).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "test_util.h"
+
+namespace inferlab::testing {
+namespace {
+
+std::set<std::string> shm_entries() {
+  std::set<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm"))
+    names.insert(entry.path().filename().string());
+  return names;
+}
+
+// The pids whose parent is `parent`.
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const size_t name_end = text.rfind(')');
+    if (name_end == std::string::npos) continue;
+    std::istringstream fields(text.substr(name_end + 2));
+    std::string state;
+    pid_t ppid = 0;
+    fields >> state >> ppid;
+    if (ppid == parent) children.push_back(std::stoi(name));
+  }
+  return children;
+}
+
+bool process_exists(pid_t pid) { return kill(pid, 0) == 0; }
+
+TEST(Interrupt, SigintMidRunReapsTheWorkerAndLeavesNothingBehind) {
+  const std::set<std::string> shm_before = shm_entries();
+  const std::string model = source_dir() + "/tests/backends/data/slow_forward";
+  const pid_t cli = fork();
+  ASSERT_GE(cli, 0);
+  if (cli == 0) {
+    const std::string path = cli_path();
+    freopen("/dev/null", "w", stdout);
+    execl(path.c_str(), path.c_str(), "run", model.c_str(), "--backend", "python",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait for the worker to start and begin the 30-second forward.
+  std::vector<pid_t> workers;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (workers.empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    workers = children_of(cli);
+  }
+  ASSERT_EQ(workers.size(), 1u) << "the CLI did not start a worker";
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // import torch, open, run
+  ASSERT_EQ(kill(cli, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(cli, &status, 0), cli);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status;
+  EXPECT_FALSE(process_exists(workers[0])) << "worker " << workers[0] << " outlived the CLI";
+  EXPECT_EQ(shm_entries(), shm_before);
+}
+
+}  // namespace
+}  // namespace inferlab::testing
