@@ -9,7 +9,7 @@ CACHE_DIR ?= $(HOME)/.cache/inferlab
 FUZZ_SECONDS ?= 600
 export INFERLAB_CACHE := $(CACHE_DIR)
 
-.PHONY: all install build demo test asan fuzz models conformance-report clean
+.PHONY: all install build demo test bench asan fuzz models conformance-report clean
 
 all: build
 
@@ -28,6 +28,11 @@ demo: build
 
 test: build models
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 1500
+
+# Long measurements, never part of `make test`: every comparison in
+# docs/performance.md, rerun on this machine.
+bench: build models
+	@bash tools/bench.sh $(BUILD_DIR)
 
 asan: install
 	@cmake -S . -B $(ASAN_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -1,5 +1,5 @@
 // The `python` backend through InferLab's parent side: a worker process
-// (python/inferlab_worker.py) hosting PyTorch eager and TorchScript. Zoo
+// (the python/inferlab_worker/ package) hosting PyTorch eager and TorchScript. Zoo
 // model directories must match PyTorch's saved outputs at FP32; the
 // fixtures in tests/backends/data/ exercise errors (a worker crashing
 // mid-run, wrong inputs, refused settings) and the thread count, which is

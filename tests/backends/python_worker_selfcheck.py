@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Self-check of python/inferlab_worker.py without the C++ side.
+"""Self-check of the python/inferlab_worker package without the C++ side.
 
 A fake parent written in Python speaks docs/worker-protocol.md to a real
 worker process: socketpair(SOCK_SEQPACKET), memfd arenas, fds by SCM_RIGHTS.
@@ -10,7 +10,7 @@ a worker crashing mid-run, an import failure, channel EOF and close. It
 also estimates the per-call channel overhead (round trip minus the
 worker's own conversion and execution time).
 
-    python_worker_selfcheck.py [WORKER_PY]     (default: python/inferlab_worker.py)
+    python_worker_selfcheck.py [WORKER_DIR]     (default: python/inferlab_worker)
 
 Exit status 0 when every check passes, 1 otherwise.
 """
@@ -516,7 +516,7 @@ def check_eof_and_close(checks, worker_path):
 
 def main():
     worker_path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "python",
-                                                                      "inferlab_worker.py")
+                                                                      "inferlab_worker")
     checks = Checks()
     root = tempfile.mkdtemp(prefix="inferlab-worker-selfcheck-")
     parent = FakeParent(worker_path)

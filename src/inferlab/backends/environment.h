@@ -13,7 +13,7 @@ namespace inferlab::backends {
 
 struct BackendEnvironment {
   // Holds libinferlab_backend_<name>.so, inferlab-backend-host and the
-  // Python worker (inferlab_worker.py). Default: `backends/` beside libinferlab.so.
+  // Python worker package (inferlab_worker/). Default: `backends/` beside libinferlab.so.
   std::string plugin_dir;
   // ONNX Runtime's shared library (from the npm package in the cache).
   std::string onnxruntime_library;

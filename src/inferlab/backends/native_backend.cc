@@ -2,6 +2,7 @@
 // tensors are the engine's own type), so bind and fetch cost nothing beyond
 // validation and execute() is exactly Session::run().
 #include "inferlab/backends/native_backend.h"
+#include "inferlab/core/stopwatch.h"
 
 #include <chrono>
 #include <thread>
@@ -13,12 +14,6 @@ namespace inferlab::backends {
 namespace {
 
 constexpr const char* kName = "native";
-
-int64_t nanoseconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                              start)
-      .count();
-}
 
 void refuse_settings(const BackendOptions& options) {
   if (!options.settings.empty()) {

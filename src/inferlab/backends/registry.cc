@@ -23,7 +23,7 @@ constexpr const char* kOnnxRuntime = "onnxruntime";
 constexpr const char* kLibTorch = "libtorch";
 constexpr const char* kPython = "python";
 constexpr const char* kHostProgram = "inferlab-backend-host";
-constexpr const char* kPythonWorker = "inferlab_worker.py";
+constexpr const char* kPythonWorker = "inferlab_worker";
 
 // PyTorch reads its BLAS and ISA settings when it loads: only a fresh
 // process started with them gets the engine its users would tune.

@@ -5,6 +5,7 @@
 // `freeze` setting says otherwise. Every forward runs under c10::InferenceMode.
 // This is the only file that includes <torch/script.h>.
 #include "inferlab/backends/libtorch/libtorch_model.h"
+#include "inferlab/core/stopwatch.h"
 
 #include <ATen/Parallel.h>
 #include <torch/cuda.h>
@@ -22,10 +23,6 @@ namespace inferlab::backends::libtorch {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-int64_t nanoseconds_since(Clock::time_point start) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-}
 
 struct DtypePair {
   DataType inferlab;

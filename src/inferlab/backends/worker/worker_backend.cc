@@ -2,18 +2,13 @@
 // its own conversions and execution; what a round trip costs beyond those is
 // channel time (socket, scheduling, copies into and out of shared memory).
 #include "inferlab/backends/worker/worker_backend.h"
+#include "inferlab/core/stopwatch.h"
 
 #include <chrono>
 
 namespace inferlab::backends {
 
 namespace {
-
-int64_t nanoseconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                              start)
-      .count();
-}
 
 std::vector<model::ValueInfo> value_infos(const nlohmann::json& list) {
   std::vector<model::ValueInfo> infos;

@@ -1,4 +1,5 @@
 #include "inferlab/backends/worker/worker_server.h"
+#include "inferlab/core/stopwatch.h"
 
 #include <unistd.h>
 
@@ -11,12 +12,6 @@
 namespace inferlab::backends {
 
 namespace {
-
-int64_t nanoseconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                              start)
-      .count();
-}
 
 nlohmann::json capabilities_json(const Capabilities& capabilities) {
   return {{"concurrent_run", capabilities.concurrent_run},

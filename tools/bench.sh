@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The comparisons behind docs/performance.md, rerun on this machine (`make
+# bench`). Results go to BUILD_DIR/bench/*.json and a summary to stdout.
+#   usage: tools/bench.sh BUILD_DIR
+set -euo pipefail
+
+build_dir=${1:-build}
+cache_dir=${INFERLAB_CACHE:-$HOME/.cache/inferlab}
+out_dir=$build_dir/bench
+mkdir -p "$out_dir"
+
+overhead=$build_dir/benchmarks/ort_overhead/ort_overhead
+if [ ! -x "$overhead" ]; then
+  echo "bench: $overhead is missing (built only when ONNX Runtime's headers are in the cache)" >&2
+  exit 1
+fi
+
+echo "== onnxruntime backend vs a minimal standalone ONNX Runtime loop (interleaved rounds)"
+for model in resnet50_op17 mobilenet_v2_op17; do
+  for threads in 1 2; do
+    echo "-- $model, $threads thread(s)"
+    "$overhead" "$cache_dir/models/$model.onnx" --threads "$threads" \
+      --json "$out_dir/ort_overhead_${model}_t${threads}.json" | tail -4
+  done
+done
