@@ -136,7 +136,9 @@ std::vector<model::ValueInfo> described_inputs(const ModelSource& source,
                                                const BackendOptions& options) {
   std::vector<model::ValueInfo> inputs;
   for (const InputSpec& spec : source.inputs) inputs.push_back(spec.info);
-  for (const auto& [name, shape] : options.input_shapes) {
+  for (const auto& entry : options.input_shapes) {
+    const std::string& name = entry.first;
+    const Shape& shape = entry.second;
     auto it = std::find_if(inputs.begin(), inputs.end(),
                            [&](const model::ValueInfo& info) { return info.name == name; });
     if (it == inputs.end()) {
