@@ -3,7 +3,8 @@
 // (PR_SET_PDEATHSIG), and is killed and reaped when the object is destroyed
 // or when the program receives SIGINT/SIGTERM/SIGHUP (after
 // install_interrupt_cleanup()). Its stdout and stderr are collected; the
-// last 64 KiB explain a worker that died.
+// last 64 KiB explain a worker that died. PDEATHSIG follows the *thread*
+// that forked, so start workers from threads that live as long as they do.
 #pragma once
 
 #include <sys/types.h>
