@@ -15,6 +15,7 @@ apt_packages=(
   libonnx-testdata
   python3-torch python3-torchvision python3-onnx python3-numpy
   libtorch-dev libgfortran5 libgomp1
+  libssl-dev chromium
 )
 
 missing=()

@@ -2,6 +2,7 @@
 // its own conversions and execution; what a round trip costs beyond those is
 // channel time (socket, scheduling, copies into and out of shared memory).
 #include "inferlab/backends/worker/worker_backend.h"
+#include "inferlab/core/process_stats.h"
 #include "inferlab/core/stopwatch.h"
 
 #include <chrono>
@@ -21,6 +22,9 @@ class WorkerModel final : public Model {
   WorkerModel(const std::string& backend, const WorkerLaunch& launch, const ModelSource& source,
               const BackendOptions& options)
       : backend_(backend), connection_(launch) {
+    // The worker's memory after start-up and imports: what the model adds is
+    // measured against this.
+    const int64_t rss_before_open_kb = process_memory_kib(connection_.pid(), "VmRSS");
     const nlohmann::json opened = connection_.request(
         {{"type", "open"}, {"model", source.to_json()}, {"options", options_json(options)}},
         "opened");
@@ -33,6 +37,7 @@ class WorkerModel final : public Model {
     capabilities_.out_of_process = true;
     configuration_ = opened.value("configuration", nlohmann::json::object());
     configuration_["worker_pid"] = connection_.pid();
+    configuration_["rss_before_open_kb"] = rss_before_open_kb;
     configuration_["worker"] = connection_.hello().value("configuration", nlohmann::json::object());
     load_timings_.startup_ms = connection_.startup_ms();
     load_timings_.load_ms = opened.value("load_ms", 0.0);

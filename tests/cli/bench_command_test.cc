@@ -1,0 +1,123 @@
+// `inferlab bench` and `inferlab gate` end to end on mobilenet_v2's model
+// directory with three backends (few, short rounds: this checks behaviour,
+// not speed): every figure of the schema is present, every report file is
+// written, the gate passes a result against itself and fails an injected
+// 20% regression, and sweep misuse is a clear error.
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_test_support.h"
+
+namespace inferlab::testing {
+namespace {
+
+class BenchCommand : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(make_temp_dir("inferlab-bench-cli"));
+    const std::string model = cache_dir() + "/models/zoo/mobilenet_v2";
+    result_ = new CommandResult(
+        run_cli("bench " + model +
+                " --backends native,onnxruntime,libtorch --threads 1 --rounds 3 --min-iterations 3"
+                " --min-round-ms 100 --warmup-runs 3 --settle-ms 20 --json " +
+                *dir_ + "/r.json --csv " + *dir_ + "/r.csv --markdown " + *dir_ + "/r.md --html " +
+                *dir_ + "/r.html"));
+  }
+  static void TearDownTestSuite() {
+    std::filesystem::remove_all(*dir_);
+    delete dir_;
+    delete result_;
+  }
+  static nlohmann::json result_json() {
+    std::ifstream file(*dir_ + "/r.json");
+    return nlohmann::json::parse(file);
+  }
+  static std::string* dir_;
+  static CommandResult* result_;
+};
+std::string* BenchCommand::dir_ = nullptr;
+CommandResult* BenchCommand::result_ = nullptr;
+
+TEST_F(BenchCommand, PrintsTheTableWithEveryBackend) {
+  ASSERT_EQ(result_->exit_code, 0) << result_->stderr_text;
+  for (const char* text : {"median ms", "native", "onnxruntime", "libtorch", "reference"})
+    EXPECT_NE(result_->stdout_text.find(text), std::string::npos) << text;
+}
+
+TEST_F(BenchCommand, ResultHasEveryFigure) {
+  ASSERT_EQ(result_->exit_code, 0) << result_->stderr_text;
+  const nlohmann::json result = result_json();
+  EXPECT_EQ(result["schema"], "inferlab-bench");
+  EXPECT_FALSE(result["environment"]["machine"]["cpu_model"].get<std::string>().empty());
+  EXPECT_EQ(result["model"]["sha256"].get<std::string>().size(), 64u);
+  const nlohmann::json& backends = result["points"][0]["backends"];
+  ASSERT_EQ(backends.size(), 3u);
+  for (const nlohmann::json& backend : backends) {
+    ASSERT_EQ(backend["status"], "ok") << backend.dump();
+    for (const char* key :
+         {"startup_ms", "load_ms", "cold_start_ms", "headline_ms", "trimmed_mean_ms"})
+      EXPECT_GT(backend[key].get<double>(), 0.0) << backend["name"] << " " << key;
+    for (const char* key : {"p50", "p90", "p95", "p99", "mean", "min", "max"})
+      EXPECT_GT(backend["latency_ms"][key].get<double>(), 0.0) << key;
+    EXPECT_EQ(backend["rounds"].size(), 3u);
+    EXPECT_GT(backend["throughput"]["samples_per_s"].get<double>(), 0.0);
+    EXPECT_GT(backend["memory_mib"]["peak"].get<double>(),
+              backend["memory_mib"]["before_open"].get<double>());
+    EXPECT_TRUE(backend["accuracy"]["passed"].get<bool>()) << backend["accuracy"].dump();
+    EXPECT_EQ(backend["accuracy"]["outputs"][0]["top1_agreement"], 1.0);
+    if (backend["name"] != result["settings"]["reference"])
+      EXPECT_TRUE(backend.contains("ratio_to_reference"));
+  }
+}
+
+TEST_F(BenchCommand, WritesEveryReport) {
+  ASSERT_EQ(result_->exit_code, 0) << result_->stderr_text;
+  EXPECT_NE(read_file(*dir_ + "/r.csv").find("libtorch"), std::string::npos);
+  EXPECT_NE(read_file(*dir_ + "/r.md").find("libtorch"), std::string::npos);
+  const std::string html = read_file(*dir_ + "/r.html");
+  EXPECT_NE(html.find("<html"), std::string::npos);
+  EXPECT_EQ(html.find("src=\"http"), std::string::npos);
+  EXPECT_EQ(html.find("href=\"http"), std::string::npos);
+}
+
+TEST_F(BenchCommand, GatePassesAResultAgainstItselfAndFailsAnInjectedRegression) {
+  ASSERT_EQ(result_->exit_code, 0) << result_->stderr_text;
+  const std::string path = *dir_ + "/r.json";
+  const CommandResult same = run_cli("gate " + path + " --baseline " + path);
+  EXPECT_EQ(same.exit_code, 0) << same.stdout_text << same.stderr_text;
+  nlohmann::json slower = result_json();
+  for (nlohmann::json& backend : slower["points"][0]["backends"]) {
+    if (!backend.contains("ratio_to_reference")) continue;
+    nlohmann::json& ratio = backend["ratio_to_reference"];
+    const double width = ratio["interval"][1].get<double>() - ratio["interval"][0].get<double>();
+    ratio["value"] = ratio["value"].get<double>() * 1.2;
+    // Far enough that the intervals cannot overlap: the regression is real.
+    ratio["interval"] = {ratio["value"].get<double>() - width / 2 + 10,
+                         ratio["value"].get<double>() + width / 2 + 10};
+  }
+  write_file(*dir_ + "/slower.json", slower.dump());
+  const CommandResult regressed = run_cli("gate " + *dir_ + "/slower.json --baseline " + path);
+  EXPECT_EQ(regressed.exit_code, 1) << regressed.stdout_text;
+  EXPECT_NE(regressed.stdout_text.find("regressed"), std::string::npos);
+}
+
+TEST(BenchCommandErrors, SweepingTwoVariablesNeedsCross) {
+  const CommandResult result =
+      run_cli("bench " + cache_dir() + "/models/zoo/mobilenet_v2 --batch 1,2 --threads 1,2");
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.stderr_text.find("--cross"), std::string::npos) << result.stderr_text;
+}
+
+TEST(BenchCommandErrors, BatchSweepOnAStaticBatchModelIsAClearError) {
+  const CommandResult result =
+      run_cli("bench " + cache_dir() +
+              "/models/mobilenet_v2_op17.onnx --backends native --batch 1,4"
+              " --rounds 1 --min-round-ms 1");
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.stderr_text.find("fixed at 1"), std::string::npos) << result.stderr_text;
+}
+
+}  // namespace
+}  // namespace inferlab::testing
