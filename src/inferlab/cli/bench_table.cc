@@ -9,7 +9,8 @@ namespace inferlab::cli {
 namespace {
 
 std::string point_title(const nlohmann::json& point) {
-  std::string title = fmt::format("threads {}", point.at("threads").get<int>());
+  const int threads = point.at("threads").get<int>();
+  std::string title = threads == 0 ? "threads: one per core" : fmt::format("threads {}", threads);
   if (!point.at("batch").is_null())
     title += fmt::format(", batch {}", point.at("batch").get<int64_t>());
   for (const auto& [name, shape] : point.at("shapes").items())
