@@ -23,3 +23,12 @@ for model in resnet50_op17 mobilenet_v2_op17; do
       --json "$out_dir/ort_overhead_${model}_t${threads}.json" | tail -4
   done
 done
+
+echo
+echo "== mobilenet_v2 on native, onnxruntime and libtorch (1 thread), twice, then the gate"
+for run in 1 2; do
+  "$build_dir/inferlab" bench "$cache_dir/models/zoo/mobilenet_v2" \
+    --backends native,onnxruntime,libtorch --threads 1 --json "$out_dir/mobilenet_v2_run$run.json" \
+    --html "$out_dir/mobilenet_v2_run$run.html"
+done
+"$build_dir/inferlab" gate "$out_dir/mobilenet_v2_run2.json" --baseline "$out_dir/mobilenet_v2_run1.json"
