@@ -121,3 +121,37 @@ TEST(BenchCommandErrors, BatchSweepOnAStaticBatchModelIsAClearError) {
 
 }  // namespace
 }  // namespace inferlab::testing
+
+namespace inferlab::testing {
+namespace {
+
+TEST(BenchCommandErrors, AFailingBackendIsAnErrorRowAndTheOthersContinue) {
+  const std::string dir = make_temp_dir("inferlab-bench-failing");
+  const CommandResult result = run_command(
+      "INFERLAB_ONNXRUNTIME_LIBRARY=/nonexistent/libonnxruntime.so " + cli_path() + " bench " +
+      cache_dir() + "/models/zoo/mobilenet_v2 --backends native,onnxruntime --reference native" +
+      " --rounds 2 --min-iterations 2 --min-round-ms 1 --warmup-runs 1 --settle-ms 1 --json " +
+      dir + "/r.json");
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  EXPECT_NE(result.stdout_text.find("error:"), std::string::npos) << result.stdout_text;
+  const nlohmann::json report = nlohmann::json::parse(read_file(dir + "/r.json"));
+  const nlohmann::json& backends = report["points"][0]["backends"];
+  EXPECT_EQ(backends[0]["status"], "ok");
+  EXPECT_EQ(backends[1]["status"], "error");
+  EXPECT_NE(backends[1]["error"].get<std::string>().find("/nonexistent/libonnxruntime.so"),
+            std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(BenchCommandErrors, CheckAccuracyFailsWhenAToleranceIsNotMet) {
+  // A tolerance of 0 cannot be met by two engines that round differently.
+  const CommandResult result = run_cli(
+      "bench " + cache_dir() +
+      "/models/zoo/mobilenet_v2 --backends native,onnxruntime --tolerance 0 --check-accuracy"
+      " --rounds 1 --min-iterations 1 --min-round-ms 1 --warmup-runs 1 --settle-ms 1");
+  EXPECT_EQ(result.exit_code, 1) << result.stdout_text << result.stderr_text;
+  EXPECT_NE(result.stdout_text.find("FAIL"), std::string::npos) << result.stdout_text;
+}
+
+}  // namespace
+}  // namespace inferlab::testing
