@@ -91,10 +91,11 @@ std::string point_label(const json& point_entry) {
   if (point == nullptr || !point->is_object() || point->empty()) return "default";
   std::string label;
   for (auto it = point->begin(); it != point->end(); ++it) {
+    if (it.value().is_null()) continue;  // a variable the run left at the model's default
     if (!label.empty()) label += ", ";
     label += it.key() + "=" + point_value_text(it.value());
   }
-  return label;
+  return label.empty() ? "default" : label;
 }
 
 std::string BackendFigures::status_text() const {
