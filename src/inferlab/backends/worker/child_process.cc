@@ -104,9 +104,11 @@ ChildProcess::ChildProcess(const ChildSpec& spec) {
   const std::vector<char*> argv = pointers(argv_strings);
   const std::vector<char*> envp = pointers(env_strings);
   int output_pipe[2], status_pipe[2];
-  if (pipe2(output_pipe, O_CLOEXEC) != 0 || pipe2(status_pipe, O_CLOEXEC) != 0)
+  if (pipe2(output_pipe, O_CLOEXEC) != 0)
     fail(ErrorCode::kRuntime, "cannot start {}: {}", spec.argv.at(0), std::strerror(errno));
   UniqueFd output_read(output_pipe[0]), output_write(output_pipe[1]);
+  if (pipe2(status_pipe, O_CLOEXEC) != 0)
+    fail(ErrorCode::kRuntime, "cannot start {}: {}", spec.argv.at(0), std::strerror(errno));
   UniqueFd status_read(status_pipe[0]), status_write(status_pipe[1]);
   const pid_t parent = getpid();
   pid_ = fork();

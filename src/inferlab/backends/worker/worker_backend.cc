@@ -132,13 +132,14 @@ class WorkerBackend final : public Backend {
     BackendInfo info;
     info.name = name_;
     try {
-      WorkerConnection connection(launch_(BackendOptions{}));
+      const WorkerLaunch launch = launch_(BackendOptions{});
+      WorkerConnection connection(launch);
       const nlohmann::json& hello = connection.hello();
       info.available = true;
       info.version = hello.value("version", "");
       info.devices = hello.value("devices", std::vector<std::string>{"cpu"});
       info.configuration = hello.value("configuration", nlohmann::json::object());
-      info.configuration["worker_environment"] = launch_(BackendOptions{}).environment;
+      info.configuration["worker_environment"] = launch.environment;
       info.startup_ms = connection.startup_ms();
     } catch (const Error& error) {
       info.available = false;
