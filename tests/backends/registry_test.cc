@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "inferlab/backends/model_source.h"
 #include "test_util.h"
 
 namespace inferlab::backends {
@@ -78,6 +79,28 @@ TEST(BackendRegistry, APluginWithoutEntryPointsIsRefused) {
 TEST(BackendRegistry, PythonCannotRunInProcess) {
   BackendRegistry registry(BackendEnvironment::from_process_environment());
   EXPECT_THROW(registry.get("python", Placement::kInProcess), Error);
+}
+
+TEST(BackendRegistry, ABuildLabelRunsItsEngineFromItsOwnPluginDirectory) {
+  const std::string empty_dir = testing::make_temp_dir("inferlab-other-build");
+  BackendRegistry registry(BackendEnvironment::from_process_environment());
+  registry.add_build("old", "native", empty_dir);
+  EXPECT_EQ(registry.engine_of("old"), "native");
+  EXPECT_EQ(registry.engine_of("onnxruntime"), "onnxruntime");
+  EXPECT_THROW(registry.get("old", Placement::kInProcess), Error);
+  // The build's worker host is looked for in its own directory, not ours.
+  const BackendInfo info = registry.get("old")->info();
+  EXPECT_EQ(info.name, "old");
+  const std::string model = testing::cache_dir() + "/models/zoo/mobilenet_v2";
+  try {
+    registry.get("old")->open(ModelSource::resolve(model), BackendOptions{});
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find(empty_dir), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(registry.add_build("native", "native", empty_dir), Error);
+  EXPECT_THROW(registry.add_build("old", "tensorrt", empty_dir), Error);
+  std::filesystem::remove_all(empty_dir);
 }
 
 TEST(BackendLinkage, InferlabAndItsLibraryLinkNoPeerEngine) {

@@ -88,5 +88,52 @@ TEST(Gate, RefusesResultsOfDifferentModelsOrSettingsSayingWhy) {
                Error);
 }
 
+// An interleaved run of two builds: "old" is the reference, "new" has a
+// ratio to it (or failed).
+nlohmann::json builds_result(double ratio, double low, double high, bool new_failed = false) {
+  nlohmann::json new_backend = {{"name", "new"}, {"status", new_failed ? "error" : "ok"}};
+  if (new_failed)
+    new_backend["error"] = "worker exited with status 3";
+  else
+    new_backend["ratio_to_reference"] = {
+        {"reference", "old"}, {"value", ratio}, {"interval", {low, high}}};
+  return {{"points",
+           {{{"point", {{"threads", 1}, {"batch", nullptr}}},
+             {"backends", {{{"name", "old"}, {"status", "ok"}}, new_backend}}}}}};
+}
+
+TEST(GateBuilds, TheSameSpeedPasses) {
+  const GateReport report = compare_builds(builds_result(1.01, 0.98, 1.04), "old", "new", 0.05);
+  EXPECT_TRUE(report.passed);
+  ASSERT_EQ(report.findings.size(), 1u);
+  EXPECT_EQ(report.findings[0].verdict, "unchanged");
+  EXPECT_EQ(report.findings[0].point, "threads 1");
+}
+
+TEST(GateBuilds, ASlowerBuildOutsideTheNoiseFails) {
+  const GateReport report = compare_builds(builds_result(1.20, 1.15, 1.26), "old", "new", 0.05);
+  EXPECT_FALSE(report.passed);
+  EXPECT_EQ(report.findings[0].verdict, "regressed");
+  EXPECT_NEAR(report.findings[0].change, 0.20, 1e-12);
+}
+
+TEST(GateBuilds, ASlowdownWhoseIntervalReachesOneIsNoise) {
+  const GateReport report = compare_builds(builds_result(1.20, 0.97, 1.40), "old", "new", 0.05);
+  EXPECT_TRUE(report.passed);
+  EXPECT_EQ(report.findings[0].verdict, "unchanged");
+}
+
+TEST(GateBuilds, AFasterBuildIsReportedAsImproved) {
+  const GateReport report = compare_builds(builds_result(0.80, 0.76, 0.85), "old", "new", 0.05);
+  EXPECT_TRUE(report.passed);
+  EXPECT_EQ(report.findings[0].verdict, "improved");
+}
+
+TEST(GateBuilds, ABuildThatFailedToRunFailsTheGateWithItsError) {
+  const GateReport report = compare_builds(builds_result(0, 0, 0, true), "old", "new", 0.05);
+  EXPECT_FALSE(report.passed);
+  EXPECT_NE(report.findings[0].verdict.find("exited with status 3"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace inferlab::bench

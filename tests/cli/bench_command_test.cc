@@ -153,5 +153,46 @@ TEST(BenchCommandErrors, CheckAccuracyFailsWhenAToleranceIsNotMet) {
   EXPECT_NE(result.stdout_text.find("FAIL"), std::string::npos) << result.stdout_text;
 }
 
+TEST(GateInterleave, TheSameBuildTwicePasses) {
+  const std::string dir = make_temp_dir("inferlab-gate-interleave");
+  const CommandResult result =
+      run_cli("gate --interleave " + cli_path() + " " + cli_path() + " " + cache_dir() +
+              "/models/zoo/mobilenet_v2 --threads 1 --rounds 4 --min-iterations 3"
+              " --min-round-ms 100 --json " +
+              dir + "/gate.json --bench-json " + dir + "/bench.json");
+  ASSERT_EQ(result.exit_code, 0) << result.stdout_text << result.stderr_text;
+  EXPECT_NE(result.stdout_text.find("gate: passed"), std::string::npos) << result.stdout_text;
+  const nlohmann::json gate = nlohmann::json::parse(read_file(dir + "/gate.json"));
+  EXPECT_EQ(gate["mode"], "interleave");
+  ASSERT_EQ(gate["findings"].size(), 1u);
+  EXPECT_EQ(gate["findings"][0]["backend"], "new");
+  const nlohmann::json bench = nlohmann::json::parse(read_file(dir + "/bench.json"));
+  EXPECT_EQ(bench["settings"]["reference"], "old");
+  const nlohmann::json& backends = bench["points"][0]["backends"];
+  ASSERT_EQ(backends.size(), 2u);
+  EXPECT_EQ(backends[0]["name"], "old");
+  EXPECT_EQ(backends[1]["name"], "new");
+  // Both builds ran the same engine on the same inputs: the same outputs.
+  EXPECT_EQ(backends[1]["accuracy"]["outputs"][0]["max_abs"],
+            backends[0]["accuracy"]["outputs"][0]["max_abs"]);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(GateInterleave, APathThatIsNotABuildIsAUsageError) {
+  const CommandResult result = run_cli("gate --interleave /nonexistent/inferlab " + cli_path() +
+                                       " " + cache_dir() + "/models/zoo/mobilenet_v2");
+  EXPECT_EQ(result.exit_code, 2) << result.stderr_text;
+  EXPECT_NE(result.stderr_text.find("/nonexistent/inferlab"), std::string::npos)
+      << result.stderr_text;
+  EXPECT_NE(result.stderr_text.find("not an InferLab build"), std::string::npos);
+}
+
+TEST(GateInterleave, ResultFilesAndInterleaveDoNotMix) {
+  const CommandResult result = run_cli("gate a.json --baseline b.json --interleave " + cli_path() +
+                                       " " + cli_path() + " model.onnx");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.stderr_text.find("--interleave"), std::string::npos) << result.stderr_text;
+}
+
 }  // namespace
 }  // namespace inferlab::testing

@@ -75,7 +75,29 @@ const std::vector<std::string>& BackendRegistry::known_names() {
   return names;
 }
 
+void BackendRegistry::add_build(const std::string& label, const std::string& engine,
+                                const std::string& plugin_dir) {
+  check_known(engine);
+  for (const std::string& known : known_names())
+    if (known == label)
+      fail(ErrorCode::kInvalidArgument, "build label '{}' is the name of a backend", label);
+  builds_[label] = Build{engine, plugin_dir};
+  loaded_.erase(label + "@worker");
+}
+
+std::string BackendRegistry::engine_of(const std::string& name) const {
+  auto build = builds_.find(name);
+  return build == builds_.end() ? name : build->second.engine;
+}
+
 std::shared_ptr<Backend> BackendRegistry::get(const std::string& name, Placement placement) {
+  if (auto build = builds_.find(name); build != builds_.end()) {
+    if (placement == Placement::kInProcess)
+      fail(ErrorCode::kInvalidArgument, "build '{}' runs only in a worker process", name);
+    std::shared_ptr<Backend>& backend = loaded_[name + "@worker"];
+    if (!backend) backend = make_worker(name, build->second.engine, build->second.plugin_dir);
+    return backend;
+  }
   check_known(name);
   if (placement == Placement::kInProcess && name == kPython)
     fail(ErrorCode::kInvalidArgument, "backend '{}' runs only in a worker process", name);
@@ -85,7 +107,7 @@ std::shared_ptr<Backend> BackendRegistry::get(const std::string& name, Placement
   if (auto it = loaded_.find(key); it != loaded_.end()) return it->second;
   std::shared_ptr<Backend> backend;
   if (!in_process)
-    backend = make_worker(name);
+    backend = make_worker(name, name, environment_.plugin_dir);
   else if (name == kNative)
     backend = make_native_backend();
   else
@@ -119,11 +141,15 @@ std::shared_ptr<Backend> BackendRegistry::load_plugin(const std::string& name) {
   return std::make_shared<ProbedBackend>(std::move(backend), startup_ms, path);
 }
 
-std::shared_ptr<Backend> BackendRegistry::make_worker(const std::string& name) {
-  const BackendEnvironment environment = environment_;
+std::shared_ptr<Backend> BackendRegistry::make_worker(const std::string& label,
+                                                      const std::string& engine,
+                                                      const std::string& plugin_dir) {
+  BackendEnvironment environment = environment_;
+  environment.plugin_dir = plugin_dir;
+  const std::string& name = engine;
   if (name == kPython) {
     const std::string script = (fs::path(environment.plugin_dir) / kPythonWorker).string();
-    return make_worker_backend(name, [environment, script](const BackendOptions& options) {
+    return make_worker_backend(label, [environment, script](const BackendOptions& options) {
       if (!fs::exists(script))
         fail(ErrorCode::kUnsupported, "python: worker script {} is not there", script);
       return WorkerLaunch{kPython,
@@ -133,16 +159,17 @@ std::shared_ptr<Backend> BackendRegistry::make_worker(const std::string& name) {
     });
   }
   const std::string host = (fs::path(environment.plugin_dir) / kHostProgram).string();
-  return make_worker_backend(name, [environment, host, name](const BackendOptions& options) {
-    if (!fs::exists(host)) fail(ErrorCode::kUnsupported, "{}: {} is not there", name, host);
-    std::map<std::string, std::string> variables;
-    if (needs_torch_environment(name))
-      variables = environment.torch_worker_variables(options.threads);
-    variables["INFERLAB_PLUGIN_DIR"] = environment.plugin_dir;
-    variables["INFERLAB_ONNXRUNTIME_LIBRARY"] = environment.onnxruntime_library;
-    return WorkerLaunch{
-        name, {host, "--backend", name}, variables, environment.worker_start_timeout_s};
-  });
+  return make_worker_backend(
+      label, [environment, host, name, label](const BackendOptions& options) {
+        if (!fs::exists(host)) fail(ErrorCode::kUnsupported, "{}: {} is not there", label, host);
+        std::map<std::string, std::string> variables;
+        if (needs_torch_environment(name))
+          variables = environment.torch_worker_variables(options.threads);
+        variables["INFERLAB_PLUGIN_DIR"] = environment.plugin_dir;
+        variables["INFERLAB_ONNXRUNTIME_LIBRARY"] = environment.onnxruntime_library;
+        return WorkerLaunch{
+            label, {host, "--backend", name}, variables, environment.worker_start_timeout_s};
+      });
 }
 
 BackendInfo BackendRegistry::probe(const std::string& name) {

@@ -42,14 +42,29 @@ class BackendRegistry {
   BackendInfo probe(const std::string& name);
   std::vector<BackendInfo> probe_all();
 
+  // Registers `label` as `engine` from another InferLab build: its worker
+  // host and plugins come from `plugin_dir` (`gate --interleave` benches two
+  // builds side by side). A build always runs in a worker process.
+  void add_build(const std::string& label, const std::string& engine,
+                 const std::string& plugin_dir);
+  // The engine behind `name`: the name itself, or the engine of a build label.
+  std::string engine_of(const std::string& name) const;
+
   const BackendEnvironment& environment() const { return environment_; }
 
  private:
+  struct Build {
+    std::string engine;
+    std::string plugin_dir;
+  };
+
   std::shared_ptr<Backend> load_plugin(const std::string& name);
-  std::shared_ptr<Backend> make_worker(const std::string& name);
+  std::shared_ptr<Backend> make_worker(const std::string& label, const std::string& engine,
+                                       const std::string& plugin_dir);
 
   BackendEnvironment environment_;
   std::map<std::string, std::shared_ptr<Backend>> loaded_;
+  std::map<std::string, Build> builds_;
 };
 
 // Path of the plugin for `name` in `plugin_dir`.

@@ -188,7 +188,7 @@ nlohmann::json run_point(const PointContext& context) {
   std::vector<BackendMeasurement> measurements;
   std::vector<std::string> no_artifact;
   for (const std::string& name : context.options.backends) {
-    if (has_artifact(name, context.source))
+    if (has_artifact(context.registry.engine_of(name), context.source))
       measurements.emplace_back(name);
     else
       no_artifact.push_back(name);

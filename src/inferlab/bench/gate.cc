@@ -49,6 +49,8 @@ GateFinding judge(const nlohmann::json& old_ratio, const nlohmann::json& new_rat
   GateFinding finding;
   finding.baseline_ratio = old_ratio["value"].get<double>();
   finding.new_ratio = new_ratio["value"].get<double>();
+  finding.new_low = new_ratio["interval"][0].get<double>();
+  finding.new_high = new_ratio["interval"][1].get<double>();
   finding.change = finding.new_ratio / finding.baseline_ratio - 1.0;
   const bool disjoint_slower =
       new_ratio["interval"][0].get<double>() > old_ratio["interval"][1].get<double>();
@@ -90,6 +92,51 @@ GateReport compare_results(const nlohmann::json& baseline, const nlohmann::json&
   if (report.findings.empty())
     fail(ErrorCode::kInvalidArgument,
          "nothing to compare: no backend has a ratio to the reference in both results");
+  return report;
+}
+
+namespace {
+
+GateFinding judge_build(const nlohmann::json& backend, double max_regression) {
+  GateFinding finding;
+  finding.backend = backend.value("name", "");
+  finding.baseline_ratio = 1.0;
+  if (backend.value("status", "") != "ok" || !backend.contains("ratio_to_reference")) {
+    finding.verdict = "error: " + backend.value("error", std::string("no ratio to the old build"));
+    return finding;
+  }
+  const nlohmann::json& ratio = backend["ratio_to_reference"];
+  finding.new_ratio = ratio["value"].get<double>();
+  finding.new_low = ratio["interval"][0].get<double>();
+  finding.new_high = ratio["interval"][1].get<double>();
+  finding.change = finding.new_ratio - 1.0;
+  if (finding.change > max_regression && ratio["interval"][0].get<double>() > 1.0)
+    finding.verdict = "regressed";
+  else if (finding.change < -max_regression && ratio["interval"][1].get<double>() < 1.0)
+    finding.verdict = "improved";
+  else
+    finding.verdict = "unchanged";
+  return finding;
+}
+
+}  // namespace
+
+GateReport compare_builds(const nlohmann::json& result, const std::string& old_label,
+                          const std::string& new_label, double max_regression) {
+  GateReport report;
+  for (const nlohmann::json& point : result.at("points")) {
+    const nlohmann::json* old_backend = find_backend(point, old_label);
+    const nlohmann::json* new_backend = find_backend(point, new_label);
+    if (old_backend == nullptr || new_backend == nullptr)
+      fail(ErrorCode::kInvalidArgument, "the result has no '{}' and '{}' backends to compare",
+           old_label, new_label);
+    GateFinding finding = (*old_backend)["status"] != "ok"
+                              ? judge_build(*old_backend, max_regression)
+                              : judge_build(*new_backend, max_regression);
+    finding.point = point_label(point["point"]);
+    report.passed &= finding.verdict == "unchanged" || finding.verdict == "improved";
+    report.findings.push_back(std::move(finding));
+  }
   return report;
 }
 

@@ -17,8 +17,9 @@ struct GateFinding {
   std::string backend;
   double baseline_ratio = 0;
   double new_ratio = 0;
-  double change = 0;    // new / baseline - 1 (positive: slower)
-  std::string verdict;  // "regressed", "improved", "unchanged"
+  double new_low = 0, new_high = 0;  // the new ratio's 95% interval
+  double change = 0;                 // new / baseline - 1 (positive: slower)
+  std::string verdict;               // "regressed", "improved", "unchanged"
 };
 
 struct GateReport {
@@ -30,5 +31,12 @@ struct GateReport {
 // are not comparable (schema, model hash, reference, backends, settings, points).
 GateReport compare_results(const nlohmann::json& baseline, const nlohmann::json& candidate,
                            double max_regression);
+
+// `gate --interleave`: one bench result in which `new_label` was measured
+// against `old_label` (the reference) in interleaved rounds. A point regresses
+// when the new/old latency ratio is beyond 1 + max_regression and its
+// interval lies wholly above 1; a build that failed to run fails the gate.
+GateReport compare_builds(const nlohmann::json& result, const std::string& old_label,
+                          const std::string& new_label, double max_regression);
 
 }  // namespace inferlab::bench

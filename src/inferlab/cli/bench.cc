@@ -70,12 +70,6 @@ std::map<std::string, std::vector<Shape>> parse_shape_sweep(const std::vector<st
   return shapes;
 }
 
-std::string command_line(int argc, char** argv) {
-  std::string line;
-  for (int i = 0; i < argc; ++i) line += (i ? " " : "") + std::string(argv[i]);
-  return line;
-}
-
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream file(path, std::ios::binary);
   file << text;

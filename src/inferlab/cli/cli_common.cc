@@ -43,6 +43,12 @@ std::map<std::string, Shape> parse_shape_flags(const std::vector<std::string>& t
   return shapes;
 }
 
+std::string command_line(int argc, char** argv) {
+  std::string line;
+  for (int i = 0; i < argc; ++i) line += (i ? " " : "") + std::string(argv[i]);
+  return line;
+}
+
 void write_json(const nlohmann::json& json, const std::string& target) {
   const std::string text = json.dump(2) + "\n";
   if (target == "-") {

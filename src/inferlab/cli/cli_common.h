@@ -35,7 +35,7 @@ struct Command {
 void add_inspect_command(CLI::App& root, std::vector<Command>& commands);
 void add_run_command(CLI::App& root, std::vector<Command>& commands);
 void add_backends_command(CLI::App& root, std::vector<Command>& commands);
-void add_gate_command(CLI::App& root, std::vector<Command>& commands);
+void add_gate_command(CLI::App& root, std::vector<Command>& commands, int argc, char** argv);
 // `argc`/`argv` are recorded in the result as the exact command line.
 void add_bench_command(CLI::App& root, std::vector<Command>& commands, int argc, char** argv);
 
@@ -47,6 +47,9 @@ std::map<std::string, std::string> parse_name_values(const std::string& flag,
                                                      const std::vector<std::string>& texts);
 // Parses repeated "--shape NAME=1,3,224,224" flags.
 std::map<std::string, Shape> parse_shape_flags(const std::vector<std::string>& texts);
+
+// The exact command line, recorded in results.
+std::string command_line(int argc, char** argv);
 
 // Writes `json` (pretty) to `target`: "-" for stdout, else a file path.
 void write_json(const nlohmann::json& json, const std::string& target);
