@@ -122,7 +122,7 @@ td.status{text-align:left;color:#b00}td.fail{color:#c00;font-weight:700}
 pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap}.note{color:#555;font-size:.9em}
 .chart{position:relative;height:340px;max-width:960px;margin-bottom:.5em}
 .warn{color:#a60}dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px}
-dt{font-weight:600}dd{margin:0}
+dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
 )";
 
 // Installed before anything else runs: counts uncaught errors and blocked fetches.
@@ -135,17 +135,25 @@ document.addEventListener('securitypolicyviolation',function(e){add('blockedRequ
 )";
 
 constexpr const char* kDrawCharts = R"(
-(function(){var b=document.body,drawn=0;
+(function(){var b=document.body,drawn=0,longest=0;
 function failed(where,e){b.dataset.scriptErrors=String((+b.dataset.scriptErrors||0)+1);b.dataset.lastScriptError=where+': '+(e&&e.message?e.message:String(e));}
 var specs=[];
 try{specs=JSON.parse(document.getElementById('inferlab-charts').textContent);}catch(e){failed('chart data',e);}
 if(typeof Chart==='undefined'){if(specs.length)failed('charts','the inlined chart library did not load');specs=[];}
+function logTick(v){var e=Math.floor(Math.log10(v)+1e-9),m=Math.round(v/Math.pow(10,e)*10)/10;
+return e>=-2&&e<=3?String(+v.toPrecision(2)):m+'e'+e;}
+function readableLogAxes(config){var scales=(config.options||{}).scales||{};
+Object.keys(scales).forEach(function(k){var s=scales[k];if(s.type==='logarithmic'){
+s.ticks=s.ticks||{};s.ticks.callback=logTick;}});}
 specs.forEach(function(spec){try{
+readableLogAxes(spec.config);
 var chart=new Chart(document.getElementById(spec.canvas),spec.config);
+Object.keys(chart.scales).forEach(function(k){chart.scales[k].ticks.forEach(function(t){
+longest=Math.max(longest,String(t.label).length);});});
 var area=chart.chartArea;if(area&&area.right>area.left&&area.bottom>area.top){drawn++;}
 else{failed(spec.canvas,'no drawing area');}
 }catch(e){failed(spec.canvas,e);}});
-b.dataset.chartsRendered=String(drawn);})();
+b.dataset.chartsRendered=String(drawn);b.dataset.longestTickLabel=String(longest);})();
 )";
 
 void append_table(std::string& out, const SummaryTable& table) {
