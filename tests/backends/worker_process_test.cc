@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include "inferlab/backends/registry.h"
@@ -85,6 +86,43 @@ TEST_F(WorkerProcess, AWorkerKilledMidRunIsAnErrorAndIsReaped) {
         << error.what();
   }
   EXPECT_FALSE(process_exists(worker)) << "the dead worker was not reaped";
+}
+
+TEST_F(WorkerProcess, ACallBeyondTheTimeoutKillsTheWorkerAndFails) {
+  // forward() sleeps 30 s; the 2 s call timeout must end it well before.
+  const ModelSource source =
+      ModelSource::resolve(testing::source_dir() + "/tests/backends/data/slow_forward");
+  BackendOptions options;
+  options.call_timeout_s = 2.0;
+  auto model = registry_.get("python")->open(source, options);
+  const pid_t worker = model->configuration().at("worker_pid").get<pid_t>();
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    model->run({{"input", testing::random_float_tensor({1, 4}, 3, 0.0f, 1.0f)}});
+    FAIL() << "expected a timeout";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ErrorCode::kLimitExceeded) << error.what();
+    const std::string message = error.what();
+    EXPECT_NE(message.find("within 2000 ms"), std::string::npos) << message;
+    EXPECT_NE(message.find("worker killed"), std::string::npos) << message;
+    // The worker's last words say what it was doing.
+    EXPECT_NE(message.find("sleeping 30"), std::string::npos) << message;
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  EXPECT_FALSE(process_exists(worker)) << "the timed-out worker was not reaped";
+}
+
+TEST_F(WorkerProcess, AnInProcessBackendRefusesACallTimeout) {
+  BackendOptions options;
+  options.call_timeout_s = 1.0;
+  try {
+    registry_.get("native", Placement::kInProcess)
+        ->open(ModelSource::resolve(zoo_model("mobilenet_v2_op17")), options);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ErrorCode::kUnsupported);
+    EXPECT_NE(std::string(error.what()).find("worker process"), std::string::npos) << error.what();
+  }
 }
 
 TEST_F(WorkerProcess, ClosingTheModelStopsTheWorker) {

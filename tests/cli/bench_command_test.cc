@@ -194,5 +194,30 @@ TEST(GateInterleave, ResultFilesAndInterleaveDoNotMix) {
   EXPECT_NE(result.stderr_text.find("--interleave"), std::string::npos) << result.stderr_text;
 }
 
+TEST(CallTimeout, RunStopsAHungForwardWithAClearError) {
+  const CommandResult result = run_cli("run " + source_dir() +
+                                       "/tests/backends/data/slow_forward --backend python"
+                                       " --call-timeout 2");
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.stderr_text.find("within 2000 ms"), std::string::npos) << result.stderr_text;
+}
+
+TEST(CallTimeout, BenchMakesAHungBackendAnErrorRow) {
+  const std::string dir = make_temp_dir("inferlab-bench-timeout");
+  const CommandResult result = run_cli(
+      "bench " + source_dir() +
+      "/tests/backends/data/slow_forward --backends python --reference python --call-timeout 2"
+      " --rounds 1 --min-iterations 1 --min-round-ms 1 --warmup-runs 1 --json " +
+      dir + "/r.json");
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const nlohmann::json report = nlohmann::json::parse(read_file(dir + "/r.json"));
+  const nlohmann::json& backend = report["points"][0]["backends"][0];
+  EXPECT_EQ(backend["status"], "error");
+  EXPECT_NE(backend["error"].get<std::string>().find("within 2000 ms"), std::string::npos)
+      << backend["error"];
+  EXPECT_EQ(report["settings"]["call_timeout_s"], 2.0);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace inferlab::testing

@@ -88,6 +88,16 @@ void refuse_unsupported_options(const std::string& backend, const BackendOptions
     fail(ErrorCode::kUnsupported, "{}: cannot return intermediate values (asked for '{}')", backend,
          options.extra_outputs.front());
   }
+  if (options.call_timeout_s < 0) {
+    fail(ErrorCode::kInvalidArgument, "{}: call_timeout_s must be >= 0, got {}", backend,
+         options.call_timeout_s);
+  }
+  if (options.call_timeout_s > 0 && !capabilities.out_of_process) {
+    fail(ErrorCode::kUnsupported,
+         "{}: a call timeout needs the backend in a worker process (it cannot interrupt a call "
+         "in this one)",
+         backend);
+  }
   if (options.node_timing && !capabilities.node_timing) {
     fail(ErrorCode::kUnsupported, "{}: per-node timing is not available", backend);
   }

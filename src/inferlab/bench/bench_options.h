@@ -38,6 +38,9 @@ struct BenchOptions {
   std::optional<Tolerance> tolerance;
   std::vector<std::string> classifier_outputs;  // besides the manifest's class_scores
   std::string command_line;
+  // A call to a worker (open, a run) that takes longer kills it and makes
+  // that backend an error row, so a hung engine never holds the bench.
+  double call_timeout_s = 300.0;
 };
 
 // One measured configuration.

@@ -53,6 +53,7 @@ nlohmann::json settings_record(const BenchOptions& options, const std::string& r
           {"warmup_max_runs", options.warmup_max_runs},
           {"warmup_max_ms", options.warmup_max_ms},
           {"settle_ms", options.settle_ms},
+          {"call_timeout_s", options.call_timeout_s},
           {"order", options.shuffle ? "shuffled" : "interleaved"},
           {"seed", options.seed},
           {"reference", reference},
@@ -86,6 +87,7 @@ backends::BackendOptions backend_options(const PointContext& context,
   options.opt_level = context.options.opt_level;
   options.precision = context.options.precision;
   options.input_shapes = shapes;
+  options.call_timeout_s = context.options.call_timeout_s;
   return options;
 }
 

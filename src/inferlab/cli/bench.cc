@@ -146,6 +146,10 @@ void add_bench_command(CLI::App& root, std::vector<Command>& commands, int argc,
   app->add_option("--warmup-runs", o.warmup_max_runs, "Warm-up runs, at most (default 20)");
   app->add_option("--warmup-ms", o.warmup_max_ms, "Warm-up time, at most (default 5000)");
   app->add_option("--settle-ms", o.settle_ms, "Pause before each round (default 200)");
+  app->add_option("--call-timeout", o.call_timeout_s,
+                  "Seconds a backend's load or run may take before its worker is killed and it "
+                  "becomes an error row (default 300; 0: no limit)")
+      ->check(CLI::NonNegativeNumber);
   app->add_flag("--shuffle", o.shuffle, "Shuffle the backends' order in each round (seeded)");
   app->add_option("--seed", o.seed, "Seed of inputs, shuffling and bootstrap (default 0)");
   app->add_option("--opt-level", o.opt_level, "Optimization level 0..3 (default 3)")

@@ -35,6 +35,7 @@ struct RunFlags {
   int threads = 0;
   int opt_level = 3;
   uint64_t seed = 0;
+  double call_timeout_s = 0;
 };
 
 struct PreparedInput {
@@ -204,6 +205,7 @@ backends::BackendOptions backend_options(const RunFlags& flags) {
   options.opt_level = flags.opt_level;
   options.input_shapes = parse_shape_flags(flags.shapes);
   options.extra_outputs = flags.extra_outputs;
+  options.call_timeout_s = flags.call_timeout_s;
   for (const auto& [key, value] : parse_name_values("--backend-option", flags.settings))
     options.settings[key] = value;
   return options;
@@ -234,7 +236,10 @@ int run_model(const RunFlags& flags) {
 
   const backends::ModelSource source = backends::ModelSource::resolve(flags.model_path);
   backends::BackendRegistry registry(backends::BackendEnvironment::from_process_environment());
-  std::shared_ptr<backends::Backend> backend = registry.get(flags.backend);
+  // Only a call in another process can be abandoned when it overruns.
+  std::shared_ptr<backends::Backend> backend =
+      registry.get(flags.backend, flags.call_timeout_s > 0 ? backends::Placement::kChildProcess
+                                                           : backends::Placement::kDefault);
   const auto load_start = std::chrono::steady_clock::now();
   std::unique_ptr<backends::Model> model = backend->open(source, options);
   const double open_ms = elapsed_ms(load_start);
@@ -318,6 +323,10 @@ void add_run_command(CLI::App& root, std::vector<Command>& commands) {
   app->add_option("--json", flags->json_target,
                   "Also write the report as JSON to FILE ('-': stdout)");
   app->add_option("--threads", flags->threads, "Compute threads (0: one per core)")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--call-timeout", flags->call_timeout_s,
+                  "Seconds the load or the run may take; the backend then runs in a worker "
+                  "process that is killed when it overruns (default 0: no limit)")
       ->check(CLI::NonNegativeNumber);
   commands.push_back(Command{app, [flags] { return run_model(*flags); }});
 }

@@ -66,7 +66,8 @@ std::optional<ChannelMessage> Channel::receive(int timeout_ms) const {
   do {
     ready = poll(&waiting, 1, timeout_ms);
   } while (ready < 0 && errno == EINTR);
-  if (ready == 0) fail(ErrorCode::kRuntime, "no reply from the worker within {} ms", timeout_ms);
+  if (ready == 0)
+    fail(ErrorCode::kLimitExceeded, "no reply from the worker within {} ms", timeout_ms);
   if (buffer_.size() < kMaxMessageBytes) buffer_.resize(kMaxMessageBytes);
   iovec payload{buffer_.data(), buffer_.size()};
   msghdr header{};

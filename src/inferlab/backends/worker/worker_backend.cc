@@ -149,7 +149,9 @@ class WorkerBackend final : public Backend {
   }
 
   std::unique_ptr<Model> open(const ModelSource& source, const BackendOptions& options) override {
-    return std::make_unique<WorkerModel>(name_, launch_(options), source, options);
+    WorkerLaunch launch = launch_(options);
+    launch.call_timeout_s = options.call_timeout_s;
+    return std::make_unique<WorkerModel>(name_, launch, source, options);
   }
 
  private:

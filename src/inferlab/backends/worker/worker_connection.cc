@@ -38,6 +38,8 @@ WorkerConnection::WorkerConnection(const WorkerLaunch& launch) : backend_(launch
   }
   worker_end = Channel();  // only the worker holds that end now, so its death reads as EOF
   channel_ = std::move(parent_end);
+  if (launch.call_timeout_s > 0)
+    call_timeout_ms_ = std::max(1, static_cast<int>(launch.call_timeout_s * 1000.0));
   const int timeout_ms = static_cast<int>(launch.start_timeout_s * 1000.0);
   ChannelMessage hello = receive_reply("start-up", timeout_ms);
   const std::string type = hello.body.at("type").get<std::string>();
@@ -77,8 +79,8 @@ ChannelMessage WorkerConnection::receive_reply(const std::string& during, int ti
   } catch (const Error& error) {
     child_->kill_and_reap();
     const std::string tail = trimmed_tail(child_->output_tail());
-    fail(ErrorCode::kRuntime, "{}: {} during {} (worker killed){}{}", backend_, error.what(),
-         during, tail.empty() ? "" : "; its last output:\n", tail);
+    fail(error.code(), "{}: {} during {} (worker killed){}{}", backend_, error.what(), during,
+         tail.empty() ? "" : "; its last output:\n", tail);
   }
   if (!reply) fail_worker_gone(during);
   return std::move(*reply);
@@ -95,7 +97,7 @@ nlohmann::json WorkerConnection::request(nlohmann::json request, const char* exp
   } catch (const Error&) {
     fail_worker_gone("'" + type + "'");
   }
-  ChannelMessage reply = receive_reply("'" + type + "'", -1);
+  ChannelMessage reply = receive_reply("'" + type + "'", call_timeout_ms_);
   const std::string reply_type = reply.body.at("type").get<std::string>();
   if (reply_type == "error") {
     std::string message = reply.body.value("message", "the worker reported an error");

@@ -22,6 +22,7 @@ struct WorkerLaunch {
   std::vector<std::string> argv;  // program and arguments; "--channel-fd N" is appended
   std::map<std::string, std::string> environment;
   double start_timeout_s = 120.0;
+  double call_timeout_s = 0.0;  // per request after start-up; 0 = no limit
 };
 
 class WorkerConnection {
@@ -57,6 +58,7 @@ class WorkerConnection {
   ArenaView peer_arena_;
   nlohmann::json hello_;
   double startup_ms_ = 0.0;
+  int call_timeout_ms_ = -1;  // -1: wait for ever
 };
 
 }  // namespace inferlab::backends
