@@ -112,6 +112,25 @@ void KernelContext::set_output(size_t index, Tensor tensor) {
   outputs_[index] = std::move(tensor);
 }
 
+void* ScratchBuffer::reserve(size_t bytes) {
+  constexpr size_t kAlignment = 64;
+  if (bytes > capacity_) {
+    storage_ = std::make_unique<std::byte[]>(bytes + kAlignment);
+    capacity_ = bytes;
+  }
+  void* base = storage_.get();
+  size_t space = capacity_ + kAlignment;
+  return std::align(kAlignment, bytes, base, space);
+}
+
+void* KernelContext::scratch_bytes(size_t bytes) {
+  if (scratch_ == nullptr) {
+    own_scratch_ = std::make_unique<ScratchBuffer>();
+    scratch_ = own_scratch_.get();
+  }
+  return scratch_->reserve(bytes);
+}
+
 SubgraphRunner& KernelContext::subgraphs() const {
   if (subgraphs_ == nullptr) node_.fail(ErrorCode::kRuntime, "no subgraph runner is available");
   return *subgraphs_;

@@ -6,9 +6,11 @@
 // kernels/reference/<op>.cc, and are registered by one line in registry.cc.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -122,6 +124,21 @@ class SubgraphRunner {
       const std::string& attribute_name) const = 0;
 };
 
+// Per-node working memory that outlives one call: a kernel's temporaries
+// come from here, so after the first run a steady-state run allocates
+// nothing. Owned by the runtime (one per executed node).
+class ScratchBuffer {
+ public:
+  // At least `bytes` bytes, 64-byte aligned; grows (reallocating) only when a
+  // larger size is asked for. Contents are unspecified.
+  void* reserve(size_t bytes);
+  size_t capacity() const { return capacity_; }
+
+ private:
+  std::unique_ptr<std::byte[]> storage_;
+  size_t capacity_ = 0;
+};
+
 class KernelContext {
  public:
   // `max_output_bytes` caps every output this context allocates: a shape
@@ -150,12 +167,25 @@ class KernelContext {
   void set_output(size_t index, Tensor tensor);
   SubgraphRunner& subgraphs() const;
 
+  // Working memory for this call (see ScratchBuffer); valid until the kernel
+  // returns. `count` elements of T, 64-byte aligned.
+  template <typename T>
+  T* scratch(size_t count) {
+    return static_cast<T*>(scratch_bytes(count * sizeof(T)));
+  }
+  void* scratch_bytes(size_t bytes);
+  // The runtime attaches the node's persistent buffer; without one, scratch
+  // comes from a buffer owned by this context.
+  void set_scratch(ScratchBuffer* buffer) { scratch_ = buffer; }
+
  private:
   const NodeInfo& node_;
   std::vector<const Tensor*> inputs_;
   std::vector<Tensor>& outputs_;
   SubgraphRunner* subgraphs_;
   int64_t max_output_bytes_;
+  ScratchBuffer* scratch_ = nullptr;
+  std::unique_ptr<ScratchBuffer> own_scratch_;
 };
 
 using InferFunction = std::function<void(InferContext&)>;
@@ -170,6 +200,10 @@ struct OpKernel {
   int64_t max_opset = 18;
   InferFunction infer;
   ComputeFunction compute;
+  // "" for the default ONNX domain; "com.microsoft" for ONNX Runtime's
+  // contrib operators; "ai.inferlab" for InferLab's own fused operators
+  // (docs/fused-ops.md). Opset bounds apply to the kernel's own domain.
+  std::string domain;
 };
 
 }  // namespace inferlab::kernels

@@ -8,15 +8,22 @@
 
 namespace inferlab::kernels {
 
+namespace {
+
+std::string kernel_key(const std::string& domain, const std::string& op_type) {
+  return domain.empty() || domain == "ai.onnx" ? op_type : domain + "::" + op_type;
+}
+
+}  // namespace
+
 void OpRegistry::add(OpKernel kernel) {
-  std::string key = kernel.op_type;
+  std::string key = kernel_key(kernel.domain, kernel.op_type);
   kernels_[key] = std::move(kernel);
 }
 
 const OpKernel* OpRegistry::find(const std::string& domain, const std::string& op_type,
                                  int64_t opset) const {
-  if (!domain.empty() && domain != "ai.onnx") return nullptr;
-  auto it = kernels_.find(op_type);
+  auto it = kernels_.find(kernel_key(domain, op_type));
   if (it == kernels_.end()) return nullptr;
   if (opset < it->second.min_opset || opset > it->second.max_opset) return nullptr;
   return &it->second;

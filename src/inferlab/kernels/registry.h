@@ -13,8 +13,11 @@ namespace inferlab::kernels {
 class OpRegistry {
  public:
   void add(OpKernel kernel);
-  // Null when the op type is unknown or `opset` is outside its range.
+  // Null when the op type is unknown in `domain` or `opset` (the version of
+  // that domain the model imports) is outside its range. "" and "ai.onnx"
+  // are the same domain.
   const OpKernel* find(const std::string& domain, const std::string& op_type, int64_t opset) const;
+  // Default-domain op types, then "domain::OpType" for the others.
   std::vector<std::string> op_types() const;
 
   // The registry of InferLab's reference kernels (built once, immutable).

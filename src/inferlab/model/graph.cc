@@ -25,8 +25,10 @@ std::string ValueInfo::to_string() const {
   text += "[";
   for (size_t i = 0; i < dims.size(); ++i) {
     if (i) text += ", ";
-    if (dims[i].is_static()) text += std::to_string(dims[i].value);
-    else text += dims[i].symbol.empty() ? "?" : dims[i].symbol;
+    if (dims[i].is_static())
+      text += std::to_string(dims[i].value);
+    else
+      text += dims[i].symbol.empty() ? "?" : dims[i].symbol;
   }
   return text + "]";
 }
@@ -42,10 +44,15 @@ const ValueInfo* Graph::find_value_info(const std::string& value_name) const {
   return it == value_info.end() ? nullptr : &it->second;
 }
 
-int64_t Model::default_opset() const {
-  auto it = opsets.find("");
-  if (it == opsets.end()) it = opsets.find("ai.onnx");
+int64_t domain_opset(const std::map<std::string, int64_t>& opsets, const std::string& domain) {
+  const bool default_domain = domain.empty() || domain == "ai.onnx";
+  auto it = opsets.find(default_domain ? "" : domain);
+  if (it == opsets.end() && default_domain) it = opsets.find("ai.onnx");
   return it == opsets.end() ? 0 : it->second;
 }
+
+int64_t Model::default_opset() const { return domain_opset(opsets, ""); }
+
+int64_t Model::opset_of(const std::string& domain) const { return domain_opset(opsets, domain); }
 
 }  // namespace inferlab::model

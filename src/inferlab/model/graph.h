@@ -76,6 +76,12 @@ struct Model {
   std::vector<std::string> warnings;
 
   int64_t default_opset() const;
+  // The version of `domain` the model imports ("" and "ai.onnx" are the
+  // default domain); 0 when it does not import it.
+  int64_t opset_of(const std::string& domain) const;
 };
+
+// The version of `domain` in an opset map, as Model::opset_of.
+int64_t domain_opset(const std::map<std::string, int64_t>& opsets, const std::string& domain);
 
 }  // namespace inferlab::model

@@ -144,12 +144,15 @@ int GraphExecutor::resolve_input(const std::string& name, const model::Node* nod
 
 void GraphExecutor::compile_nodes(const kernels::OpRegistry& registry) {
   for (const model::Node& node : graph_.nodes) {
-    const kernels::OpKernel* kernel = registry.find(node.domain, node.op_type, options_.opset);
+    const bool default_domain = node.domain.empty() || node.domain == "ai.onnx";
+    const int64_t opset =
+        default_domain ? options_.opset : model::domain_opset(options_.opsets, node.domain);
+    const kernels::OpKernel* kernel = registry.find(node.domain, node.op_type, opset);
     if (kernel == nullptr) {
       fail(ErrorCode::kUnsupported, "{}: {} node '{}' has no kernel for opset {}", options_.source,
-           node.op_type, node.name, options_.opset);
+           node.op_type, node.name, opset);
     }
-    auto compiled = std::make_unique<CompiledNode>(node, *kernel, options_.opset);
+    auto compiled = std::make_unique<CompiledNode>(node, *kernel, opset);
     for (const std::string& input : node.inputs) {
       const int slot = input.empty() ? -1 : resolve_input(input, &node);
       compiled->input_slots.push_back(slot);

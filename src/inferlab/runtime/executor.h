@@ -25,6 +25,9 @@ namespace inferlab::runtime {
 
 struct ExecutorOptions {
   int64_t opset = 0;  // the model's default-domain opset
+  // Every domain the model imports -> version (Model::opsets), for nodes of
+  // other domains (com.microsoft, ai.inferlab).
+  std::map<std::string, int64_t> opsets;
   int64_t max_tensor_bytes = int64_t{4} << 30;
   std::string source;  // the model, for error messages
   // Time every executed node of the main graph (off: no clock is read).

@@ -9,17 +9,11 @@ namespace {
 
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
-int64_t domain_opset(const model::Model& model, const std::string& domain) {
-  if (is_default_domain(domain)) return model.default_opset();
-  auto it = model.opsets.find(domain);
-  return it == model.opsets.end() ? 0 : it->second;
-}
-
 void collect_unsupported(const model::Model& model, const model::Graph& graph,
                          const kernels::OpRegistry& registry,
                          std::vector<UnsupportedOp>& unsupported) {
   for (const model::Node& node : graph.nodes) {
-    const int64_t opset = domain_opset(model, node.domain);
+    const int64_t opset = model.opset_of(node.domain);
     if (registry.find(node.domain, node.op_type, opset) == nullptr) {
       const std::string domain = is_default_domain(node.domain) ? std::string() : node.domain;
       auto it = unsupported.begin();

@@ -113,6 +113,7 @@ Session Session::from_model(model::Model model, const SessionOptions& options) {
 
   ExecutorOptions executor_options;
   executor_options.opset = loaded.default_opset();
+  executor_options.opsets = loaded.opsets;
   executor_options.max_tensor_bytes = options.max_tensor_bytes;
   executor_options.source = loaded.source;
   executor_options.node_timing = options.node_timing;

@@ -147,13 +147,13 @@ class ShapeInferrer {
   }
 
   void infer_node(const model::Node& node) {
-    const kernels::OpKernel* kernel =
-        registry_.find(node.domain, node.op_type, model_.default_opset());
+    const int64_t opset = model_.opset_of(node.domain);
+    const kernels::OpKernel* kernel = registry_.find(node.domain, node.op_type, opset);
     std::optional<std::vector<ValueFacts>> inputs = input_facts(node);
     if (kernel == nullptr || !inputs) return leave_outputs_unresolved(node);
     if (has_graph_attribute(node)) return infer_control_flow(node, *inputs);
 
-    const NodeInfo info(node.name, node.op_type, model_.default_opset(), node.attributes);
+    const NodeInfo info(node.name, node.op_type, opset, node.attributes);
     InferContext context(info, *inputs, node.outputs.size());
     try {
       kernel->infer(context);
