@@ -1,0 +1,57 @@
+// The graph optimizer: runs the passes of the requested level over a model
+// until none changes anything, and returns the log the CLI prints
+// (`inferlab optimize --log`). Level 0: nothing; 1 basic (folding,
+// elimination, sharing); 2 extended (fusions onto ai.inferlab and
+// com.microsoft operators, docs/fused-ops.md); 3 layout (issue 7's slot).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "inferlab/core/shape.h"
+#include "inferlab/kernels/registry.h"
+#include "inferlab/model/graph.h"
+#include "inferlab/optimizer/graph_pass.h"
+
+namespace inferlab::optimizer {
+
+struct OptimizeOptions {
+  int level = 3;
+  // Concrete shapes of inputs with symbolic dims (shape subgraphs fold only
+  // once these are fixed).
+  std::map<std::string, Shape> input_shapes;
+  int64_t max_tensor_bytes = int64_t{4} << 30;
+};
+
+struct PassLogEntry {
+  std::string pass;
+  int level = 0;
+  PassStats stats;
+};
+
+struct OptimizationLog {
+  int level = 0;
+  std::vector<PassLogEntry> passes;  // only passes that changed something, in order
+  std::map<std::string, int64_t> op_counts_before;  // "Conv" / "ai.inferlab::FusedConv" -> n
+  std::map<std::string, int64_t> op_counts_after;
+  int64_t nodes_before = 0;
+  int64_t nodes_after = 0;
+  double milliseconds = 0;  // time spent optimizing
+};
+
+// Every pass, in the order they run; each knows its level.
+std::vector<std::unique_ptr<GraphPass>> all_passes();
+
+// Optimizes `model` in place. Adds the opset imports of the domains it
+// introduces (ai.inferlab, com.microsoft). Throws Error naming the model and
+// pass when a pass fails.
+OptimizationLog optimize(model::Model& model, const OptimizeOptions& options,
+                         const kernels::OpRegistry& registry);
+
+// "Conv" for the default domain, "domain::OpType" otherwise.
+std::string op_key(const model::Node& node);
+
+}  // namespace inferlab::optimizer
