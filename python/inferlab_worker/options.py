@@ -29,6 +29,9 @@ def parse_options(options, devices):
                                          "not expose intermediate values by name)")
     if options.get("node_timing"):
         raise WorkerError("unsupported", "node_timing is not supported")
+    if options.get("plan_cache_dir"):
+        raise WorkerError("unsupported", "has no plan cache (asked for "
+                                         f"{options['plan_cache_dir']})")
     if options.get("parallel_execution"):
         raise WorkerError("unsupported", "parallel_execution is not supported (PyTorch runs "
                                          "one operator at a time)")

@@ -1,6 +1,7 @@
 // Tests of the environment record: SHA-256 of files against digests computed
 // with coreutils' sha256sum, and a machine record that describes this machine.
 #include "inferlab/bench/environment_record.h"
+#include "inferlab/core/file_hash.h"
 
 #include <algorithm>
 #include <filesystem>

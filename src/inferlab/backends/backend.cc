@@ -98,6 +98,10 @@ void refuse_unsupported_options(const std::string& backend, const BackendOptions
          "in this one)",
          backend);
   }
+  if (!options.plan_cache_dir.empty() && !capabilities.plan_cache) {
+    fail(ErrorCode::kUnsupported, "{}: has no plan cache (asked for {})", backend,
+         options.plan_cache_dir);
+  }
   if (options.node_timing && !capabilities.node_timing) {
     fail(ErrorCode::kUnsupported, "{}: per-node timing is not available", backend);
   }
@@ -147,6 +151,7 @@ nlohmann::json options_json(const BackendOptions& options) {
           {"input_shapes", shapes},
           {"extra_outputs", options.extra_outputs},
           {"node_timing", options.node_timing},
+          {"plan_cache_dir", options.plan_cache_dir},
           {"settings", options.settings}};
 }
 
@@ -164,6 +169,7 @@ BackendOptions options_from_json(const nlohmann::json& json) {
   }
   options.extra_outputs = json.value("extra_outputs", std::vector<std::string>{});
   options.node_timing = json.value("node_timing", false);
+  options.plan_cache_dir = json.value("plan_cache_dir", std::string());
   options.settings = json.value("settings", std::map<std::string, std::string>{});
   return options;
 }

@@ -59,6 +59,9 @@ struct BackendOptions {
   // kills the worker and fails with kLimitExceeded; 0 = no limit. An
   // in-process backend cannot be interrupted and refuses it.
   double call_timeout_s = 0;
+  // Directory of saved plans (docs/plan-format.md); needs
+  // capabilities().plan_cache. Empty: no cache.
+  std::string plan_cache_dir;
 };
 
 // What a model opened on a backend can do.
@@ -67,6 +70,7 @@ struct Capabilities {
   bool extra_outputs = false;   // BackendOptions::extra_outputs honoured
   bool node_timing = false;     // BackendOptions::node_timing honoured
   bool out_of_process = false;  // the engine runs in a worker process
+  bool plan_cache = false;      // BackendOptions::plan_cache_dir honoured
 };
 
 // One executed node, timed by the engine (profiler input).

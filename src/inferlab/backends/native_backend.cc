@@ -26,6 +26,14 @@ void refuse_settings(const BackendOptions& options) {
   }
 }
 
+nlohmann::json plan_cache_json(const runtime::PlanCacheStatus& status) {
+  return {{"outcome", status.outcome},
+          {"detail", status.detail},
+          {"path", status.path},
+          {"lookup_ms", status.lookup_ms},
+          {"save_ms", status.save_ms}};
+}
+
 class NativeModel final : public Model {
  public:
   NativeModel(const ModelSource& source, const BackendOptions& options)
@@ -43,6 +51,11 @@ class NativeModel final : public Model {
             {"opt_level", options_.opt_level},
             {"node_timing", options_.node_timing},
             {"extra_outputs", options_.extra_outputs},
+            {"optimization",
+             {{"nodes_before", session_.optimization_log().nodes_before},
+              {"nodes_after", session_.optimization_log().nodes_after},
+              {"optimize_ms", session_.optimization_log().milliseconds}}},
+            {"plan_cache", plan_cache_json(session_.plan_cache_status())},
             {"warnings", session_.model().warnings}};
   }
 
@@ -81,6 +94,7 @@ class NativeModel final : public Model {
     Capabilities capabilities;
     capabilities.extra_outputs = true;
     capabilities.node_timing = true;
+    capabilities.plan_cache = true;
     return capabilities;
   }
 
@@ -94,6 +108,8 @@ class NativeModel final : public Model {
     session_options.input_shapes = options.input_shapes;
     session_options.extra_outputs = options.extra_outputs;
     session_options.node_timing = options.node_timing;
+    session_options.opt_level = options.opt_level;
+    session_options.plan_cache_dir = options.plan_cache_dir;
     runtime::Session session = runtime::Session::load(source.require_onnx(kName), session_options);
     load_ms_ = static_cast<double>(nanoseconds_since(start)) / 1e6;
     return session;

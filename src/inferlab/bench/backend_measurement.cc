@@ -45,12 +45,34 @@ void BackendMeasurement::open(backends::BackendRegistry& registry,
   guarded("open", [&] {
     backend_ = registry.get(name_, backends::Placement::kChildProcess);
     model_ = backend_->open(source, options);
+    if (!options.plan_cache_dir.empty()) measure_both_loads(source, options);
     configuration_ = model_->configuration();
     worker_pid_ = configuration_.value("worker_pid", pid_t{0});
     rss_before_open_mib_ = mib(configuration_.value("rss_before_open_kb", int64_t{-1}));
     startup_ms_ = model_->load_timings().startup_ms;
     load_ms_ = model_->load_timings().load_ms;
   });
+}
+
+// Load time with and without the plan cache. When the first open built the
+// plan, a second open loads it and that model is the one measured; when it
+// found the plan, one more open without the cache gives the uncached time.
+void BackendMeasurement::measure_both_loads(const backends::ModelSource& source,
+                                            const backends::BackendOptions& options) {
+  const nlohmann::json cache =
+      model_->configuration().value("plan_cache", nlohmann::json::object());
+  plan_cache_outcome_ = cache.value("outcome", "");
+  if (plan_cache_outcome_ == "loaded") {
+    load_ms_cached_ = model_->load_timings().load_ms;
+    backends::BackendOptions uncached = options;
+    uncached.plan_cache_dir.clear();
+    load_ms_uncached_ = backend_->open(source, uncached)->load_timings().load_ms;
+    return;
+  }
+  load_ms_uncached_ = model_->load_timings().load_ms;
+  model_.reset();  // its worker exits; the measured model gets a fresh one
+  model_ = backend_->open(source, options);
+  load_ms_cached_ = model_->load_timings().load_ms;
 }
 
 void BackendMeasurement::prepare(const backends::TensorMap& inputs) {
@@ -129,6 +151,11 @@ nlohmann::json BackendMeasurement::raw_json() const {
       {"configuration", configuration_},
       {"startup_ms", startup_ms_},
       {"load_ms", load_ms_},
+      {"plan_cache", plan_cache_outcome_.empty()
+                         ? nlohmann::json(nullptr)
+                         : nlohmann::json({{"first_open", plan_cache_outcome_},
+                                           {"load_ms_uncached", load_ms_uncached_},
+                                           {"load_ms_cached", load_ms_cached_}})},
       {"cold_start_ms", cold_start_ms_},
       {"warmup", {{"runs", warmup_.runs}, {"ms", warmup_.ms}, {"stable", warmup_.stable}}},
       {"channel_ms_per_call", calls_ > 0 ? channel_ms_total_ / static_cast<double>(calls_) : 0.0},

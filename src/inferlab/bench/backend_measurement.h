@@ -60,6 +60,8 @@ class BackendMeasurement {
  private:
   template <typename Step>
   void guarded(const char* step, Step&& body);
+  void measure_both_loads(const backends::ModelSource& source,
+                          const backends::BackendOptions& options);
 
   std::string name_;
   std::string error_;
@@ -70,6 +72,8 @@ class BackendMeasurement {
   std::string version_;
   double startup_ms_ = 0, load_ms_ = 0, cold_start_ms_ = 0;
   double channel_ms_total_ = 0;
+  std::string plan_cache_outcome_;  // of the first open; empty without a cache
+  double load_ms_uncached_ = 0, load_ms_cached_ = 0;
   int64_t calls_ = 0;
   WarmupRecord warmup_;
   backends::TensorMap outputs_;

@@ -41,6 +41,9 @@ struct BenchOptions {
   // A call to a worker (open, a run) that takes longer kills it and makes
   // that backend an error row, so a hung engine never holds the bench.
   double call_timeout_s = 300.0;
+  // Plan cache for backends of the native engine (load time is then
+  // reported with and without it); empty: none.
+  std::string plan_cache_dir;
 };
 
 // One measured configuration.

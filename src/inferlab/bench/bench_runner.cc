@@ -11,6 +11,7 @@
 #include "inferlab/bench/bench_inputs.h"
 #include "inferlab/bench/bench_summary.h"
 #include "inferlab/bench/environment_record.h"
+#include "inferlab/core/file_hash.h"
 
 namespace inferlab::bench {
 
@@ -54,6 +55,7 @@ nlohmann::json settings_record(const BenchOptions& options, const std::string& r
           {"warmup_max_ms", options.warmup_max_ms},
           {"settle_ms", options.settle_ms},
           {"call_timeout_s", options.call_timeout_s},
+          {"plan_cache", options.plan_cache_dir},
           {"order", options.shuffle ? "shuffled" : "interleaved"},
           {"seed", options.seed},
           {"reference", reference},
@@ -197,8 +199,10 @@ nlohmann::json run_point(const PointContext& context) {
   }
   for (BackendMeasurement& measurement : measurements) {
     report(context, "opening " + measurement.name());
-    measurement.open(context.registry, context.source,
-                     backend_options(context, context.point.shapes));
+    backends::BackendOptions options = backend_options(context, context.point.shapes);
+    if (context.registry.engine_of(measurement.name()) == "native")
+      options.plan_cache_dir = context.options.plan_cache_dir;
+    measurement.open(context.registry, context.source, options);
   }
   const auto first_ok = std::find_if(measurements.begin(), measurements.end(),
                                      [](const BackendMeasurement& m) { return m.ok(); });

@@ -4,6 +4,7 @@
 // a reader can tell whether they hold the same model. No hostname: results
 // are shared.
 #include "inferlab/bench/environment_record.h"
+#include "inferlab/core/file_hash.h"
 
 #include <sched.h>
 #include <sys/utsname.h>
@@ -21,7 +22,6 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
 
 #include "inferlab/core/error.h"
 
@@ -132,13 +132,6 @@ std::string inferlab_commit() {
 #endif
 }
 
-struct DigestContextDeleter {
-  void operator()(EVP_MD_CTX* context) const { EVP_MD_CTX_free(context); }
-};
-struct FileCloser {
-  void operator()(std::FILE* file) const { std::fclose(file); }
-};
-
 }  // namespace
 
 nlohmann::json machine_record() {
@@ -155,36 +148,6 @@ nlohmann::json machine_record() {
       {"inferlab_version", inferlab_version()},
       {"inferlab_commit", inferlab_commit()},
   };
-}
-
-std::string file_sha256(const std::string& path) {
-  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
-  if (!file) fail(ErrorCode::kIo, "cannot open '{}' to hash it: {}", path, std::strerror(errno));
-  std::unique_ptr<EVP_MD_CTX, DigestContextDeleter> context(EVP_MD_CTX_new());
-  if (!context || EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1) {
-    fail(ErrorCode::kRuntime, "cannot start SHA-256 of '{}' (OpenSSL)", path);
-  }
-  constexpr size_t kChunkBytes = size_t{1} << 20;
-  std::vector<unsigned char> chunk(kChunkBytes);
-  for (;;) {
-    const size_t count = std::fread(chunk.data(), 1, chunk.size(), file.get());
-    if (count > 0 && EVP_DigestUpdate(context.get(), chunk.data(), count) != 1) {
-      fail(ErrorCode::kRuntime, "SHA-256 of '{}' failed (OpenSSL)", path);
-    }
-    if (count < chunk.size()) break;
-  }
-  if (std::ferror(file.get())) {
-    fail(ErrorCode::kIo, "cannot read '{}' to hash it: {}", path, std::strerror(errno));
-  }
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int digest_length = 0;
-  if (EVP_DigestFinal_ex(context.get(), digest, &digest_length) != 1) {
-    fail(ErrorCode::kRuntime, "SHA-256 of '{}' failed (OpenSSL)", path);
-  }
-  std::string hex;
-  hex.reserve(digest_length * 2);
-  for (unsigned int i = 0; i < digest_length; ++i) hex += fmt::format("{:02x}", digest[i]);
-  return hex;
 }
 
 }  // namespace inferlab::bench

@@ -15,7 +15,4 @@ namespace inferlab::bench {
 // hostname-free (results are shared).
 nlohmann::json machine_record();
 
-// Lowercase hex SHA-256 of a file's bytes; throws Error(kIo) naming it.
-std::string file_sha256(const std::string& path);
-
 }  // namespace inferlab::bench

@@ -150,6 +150,9 @@ void add_bench_command(CLI::App& root, std::vector<Command>& commands, int argc,
                   "Seconds a backend's load or run may take before its worker is killed and it "
                   "becomes an error row (default 300; 0: no limit)")
       ->check(CLI::NonNegativeNumber);
+  app->add_option("--plan-cache", o.plan_cache_dir,
+                  "Plan cache directory for the native engine; its load time is then reported "
+                  "with and without the cache");
   app->add_flag("--shuffle", o.shuffle, "Shuffle the backends' order in each round (seeded)");
   app->add_option("--seed", o.seed, "Seed of inputs, shuffling and bootstrap (default 0)");
   app->add_option("--opt-level", o.opt_level, "Optimization level 0..3 (default 3)")

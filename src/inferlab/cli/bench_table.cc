@@ -68,6 +68,12 @@ void print_backend_row(const nlohmann::json& backend, bool color) {
       ratio_text(backend), accuracy_text(backend, color));
   if (!backend["noise_warning"].is_null())
     std::cout << "             warning: " << backend["noise_warning"].get<std::string>() << "\n";
+  if (backend.contains("plan_cache") && !backend["plan_cache"].is_null()) {
+    const nlohmann::json& cache = backend["plan_cache"];
+    std::cout << fmt::format("             plan cache: load {:.1f} ms without, {:.1f} ms with it\n",
+                             cache["load_ms_uncached"].get<double>(),
+                             cache["load_ms_cached"].get<double>());
+  }
 }
 
 }  // namespace

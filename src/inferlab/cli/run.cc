@@ -36,6 +36,7 @@ struct RunFlags {
   int opt_level = 3;
   uint64_t seed = 0;
   double call_timeout_s = 0;
+  std::string plan_cache_dir;
 };
 
 struct PreparedInput {
@@ -162,10 +163,23 @@ nlohmann::json output_json(const std::string& name, const Tensor& tensor) {
   return json;
 }
 
+// "plan cache: loaded (2.41 ms) DIR/....plan", or why a saved plan was
+// rejected and rebuilt (on stderr, as a warning).
+void print_plan_cache(const nlohmann::json& configuration) {
+  if (!configuration.contains("plan_cache")) return;
+  const nlohmann::json& cache = configuration["plan_cache"];
+  const std::string outcome = cache.value("outcome", "off");
+  if (outcome == "off") return;
+  std::cout << fmt::format("plan cache: {} {}\n", outcome, cache.value("path", ""));
+  if (outcome == "rebuilt" || outcome == "unsaved")
+    fmt::print(stderr, "warning: plan cache: {}\n", cache.value("detail", ""));
+}
+
 void print_report(const nlohmann::json& report) {
   std::cout << fmt::format("model: {} on {} {} (loaded in {:.2f} ms)\n",
                            report["model"].get<std::string>(), report["backend"].get<std::string>(),
                            report["version"].get<std::string>(), report["load_ms"].get<double>());
+  print_plan_cache(report["configuration"]);
   std::cout << "inputs:\n";
   for (const auto& input : report["inputs"]) {
     std::cout << fmt::format("  {}: {}{} ({})\n", input["name"].get<std::string>(),
@@ -206,6 +220,7 @@ backends::BackendOptions backend_options(const RunFlags& flags) {
   options.input_shapes = parse_shape_flags(flags.shapes);
   options.extra_outputs = flags.extra_outputs;
   options.call_timeout_s = flags.call_timeout_s;
+  options.plan_cache_dir = flags.plan_cache_dir;
   for (const auto& [key, value] : parse_name_values("--backend-option", flags.settings))
     options.settings[key] = value;
   return options;
@@ -328,6 +343,9 @@ void add_run_command(CLI::App& root, std::vector<Command>& commands) {
                   "Seconds the load or the run may take; the backend then runs in a worker "
                   "process that is killed when it overruns (default 0: no limit)")
       ->check(CLI::NonNegativeNumber);
+  app->add_option("--plan-cache", flags->plan_cache_dir,
+                  "Directory of saved plans: load the optimized plan from there, or build and "
+                  "save it (native backend; docs/plan-format.md)");
   commands.push_back(Command{app, [flags] { return run_model(*flags); }});
 }
 

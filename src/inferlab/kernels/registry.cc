@@ -1,5 +1,7 @@
 #include "inferlab/kernels/registry.h"
 
+#include "inferlab/kernels/fused/conv_fusion_kernels.h"
+#include "inferlab/kernels/fused/transformer_kernels.h"
 #include "inferlab/kernels/reference/control_flow_ops.h"
 #include "inferlab/kernels/reference/elementwise_ops.h"
 #include "inferlab/kernels/reference/nn_ops.h"
@@ -43,6 +45,8 @@ const OpRegistry& OpRegistry::reference() {
     reference::register_rnn_ops(built);
     reference::register_tensor_ops(built);
     reference::register_control_flow_ops(built);
+    fused::register_conv_fusion_kernels(built);
+    fused::register_transformer_kernels(built);
     return built;
   }();
   return registry;

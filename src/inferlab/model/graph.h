@@ -74,6 +74,9 @@ struct Model {
   // Non-fatal findings of the import (e.g. "skipping the ONNX checker: ..."),
   // each prefixed with the source; the library never prints, callers do.
   std::vector<std::string> warnings;
+  // Memory the graph's initializers borrow (a mapped plan file), kept alive
+  // with the model; null when they own their memory.
+  std::shared_ptr<const void> backing;
 
   int64_t default_opset() const;
   // The version of `domain` the model imports ("" and "ai.onnx" are the

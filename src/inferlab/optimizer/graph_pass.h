@@ -44,8 +44,11 @@ struct PassContext {
     return shapes.find_resolved(value);
   }
   // The contents of `value` when known before running (initializers that are
-  // not overridable, constants, folded values), else null.
+  // not overridable, constants, values folded from them), else null.
   const Tensor* known_value(const std::string& value) const {
+    // Initializers a caller may replace at run time are not constants.
+    for (const model::ValueInfo& overridable : model.graph->overridable_initializers)
+      if (overridable.name == value) return nullptr;
     auto it = shapes.known_values.find(value);
     return it == shapes.known_values.end() ? nullptr : &it->second;
   }

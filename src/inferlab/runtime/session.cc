@@ -23,6 +23,8 @@ struct Session::Impl {
   std::vector<model::ValueInfo> inputs;
   std::vector<model::ValueInfo> outputs;
   ShapeInferenceResult shapes;
+  optimizer::OptimizationLog optimization_log;
+  PlanCacheStatus plan_cache;
   std::unique_ptr<GraphExecutor> executor;
 
   // bind() state: the inputs (held so run() can use them), the caller's
@@ -94,7 +96,7 @@ void copy_tensor_into(const Tensor& from, Tensor& to) {
 }  // namespace
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Session Session::from_model(model::Model model, const SessionOptions& options) {
+Session Session::from_model(model::Model model, const SessionOptions& options, bool optimized) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   impl->model = std::move(model);
@@ -102,8 +104,16 @@ Session Session::from_model(model::Model model, const SessionOptions& options) {
   if (!loaded.graph) fail(ErrorCode::kInvalidModel, "{}: the model has no graph", loaded.source);
   const kernels::OpRegistry& registry = kernels::OpRegistry::reference();
   check_ops_supported(loaded, registry);
-  add_extra_outputs(impl->model, options.extra_outputs);
+  if (!optimized) add_extra_outputs(impl->model, options.extra_outputs);
   impl->inputs = apply_input_shapes(*loaded.graph, options.input_shapes, loaded.source);
+  if (options.opt_level < 0 || options.opt_level > 3)
+    fail(ErrorCode::kInvalidArgument, "opt_level must be 0..3, got {}", options.opt_level);
+  optimizer::OptimizeOptions optimize_options;
+  optimize_options.level = options.opt_level;
+  optimize_options.input_shapes = static_input_shapes(impl->inputs);
+  optimize_options.max_tensor_bytes = options.max_tensor_bytes;
+  if (!optimized)
+    impl->optimization_log = optimizer::optimize(impl->model, optimize_options, registry);
 
   ShapeInferenceOptions shape_options;
   shape_options.input_shapes = static_input_shapes(impl->inputs);
@@ -127,7 +137,26 @@ Session& Session::operator=(Session&&) noexcept = default;
 Session::~Session() = default;
 
 Session Session::load(const std::string& path, const SessionOptions& options) {
+  if (!options.plan_cache_dir.empty()) return load_with_cache(path, options);
   return from_model(model::import_model_file(path, import_options_for(options)), options);
+}
+
+Session Session::load_with_cache(const std::string& path, const SessionOptions& options) {
+  const PlanCache cache(options.plan_cache_dir);
+  const nlohmann::json key =
+      cache.key({path, options.opt_level, options.input_shapes, options.extra_outputs});
+  PlanCacheStatus status;
+  model::Model cached;
+  if (cache.load(key, cached, status)) {
+    Session session = from_model(std::move(cached), options, true);
+    session.impl_->plan_cache = status;
+    return session;
+  }
+  Session session =
+      from_model(model::import_model_file(path, import_options_for(options)), options);
+  cache.save(key, session.impl_->model, status);
+  session.impl_->plan_cache = status;
+  return session;
 }
 
 Session Session::load_bytes(const void* data, size_t size, const SessionOptions& options) {
@@ -138,6 +167,10 @@ const model::Model& Session::model() const { return impl_->model; }
 const std::vector<model::ValueInfo>& Session::inputs() const { return impl_->inputs; }
 const std::vector<model::ValueInfo>& Session::outputs() const { return impl_->outputs; }
 const SessionOptions& Session::options() const { return impl_->options; }
+const optimizer::OptimizationLog& Session::optimization_log() const {
+  return impl_->optimization_log;
+}
+const PlanCacheStatus& Session::plan_cache_status() const { return impl_->plan_cache; }
 
 const std::unordered_map<std::string, model::ValueInfo>& Session::value_infos() const {
   return impl_->shapes.values;

@@ -16,6 +16,8 @@
 
 #include "inferlab/core/tensor.h"
 #include "inferlab/model/graph.h"
+#include "inferlab/optimizer/optimizer.h"
+#include "inferlab/runtime/plan_cache.h"
 
 namespace inferlab::runtime {
 
@@ -37,6 +39,12 @@ struct SessionOptions {
   std::vector<std::string> extra_outputs;
   // Time every node of each run (see node_timings()); off costs nothing.
   bool node_timing = false;
+  // Graph optimization level (docs/optimizer.md): 0 none, 1 basic,
+  // 2 extended (fusions), 3 all.
+  int opt_level = 3;
+  // Directory of saved plans (runtime/plan_cache.h); empty: no cache. Only
+  // Session::load (a model file) uses it.
+  std::string plan_cache_dir;
 };
 
 // One node executed by the last run (SessionOptions::node_timing).
@@ -79,10 +87,20 @@ class Session {
   // Nodes of the last run, in execution order (empty unless node_timing).
   std::vector<NodeTime> node_timings() const;
 
+  // What the optimizer did at load (empty passes at opt_level 0; empty too
+  // when the plan came from the cache).
+  const optimizer::OptimizationLog& optimization_log() const;
+  // Whether the plan came from the cache, was built and saved, or replaced
+  // a rejected file (and why).
+  const PlanCacheStatus& plan_cache_status() const;
+
  private:
   struct Impl;
   explicit Session(std::unique_ptr<Impl> impl);
-  static Session from_model(model::Model model, const SessionOptions& options);
+  // `optimized`: the model is a saved plan, already optimized.
+  static Session from_model(model::Model model, const SessionOptions& options,
+                            bool optimized = false);
+  static Session load_with_cache(const std::string& path, const SessionOptions& options);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -35,6 +35,7 @@ class WorkerModel final : public Model {
     capabilities_.concurrent_run = false;  // one channel, one request at a time
     capabilities_.extra_outputs = capabilities.value("extra_outputs", false);
     capabilities_.node_timing = capabilities.value("node_timing", false);
+    capabilities_.plan_cache = capabilities.value("plan_cache", false);
     capabilities_.out_of_process = true;
     configuration_ = opened.value("configuration", nlohmann::json::object());
     configuration_["worker_pid"] = connection_.pid();

@@ -17,6 +17,7 @@ nlohmann::json capabilities_json(const Capabilities& capabilities) {
   return {{"concurrent_run", capabilities.concurrent_run},
           {"extra_outputs", capabilities.extra_outputs},
           {"node_timing", capabilities.node_timing},
+          {"plan_cache", capabilities.plan_cache},
           {"out_of_process", true}};
 }
 

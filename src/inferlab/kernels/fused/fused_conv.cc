@@ -1,0 +1,73 @@
+// ai.inferlab FusedConv: Y = act(Conv(X, W, B) + Z). The convolution is the
+// reference Conv kernel's (same attributes, same shape rule); Z, when
+// present, has exactly Y's shape (no broadcasting) and is added before the
+// activation, as ONNX Runtime's com.microsoft FusedConv does.
+#include "inferlab/kernels/fused/activation.h"
+#include "inferlab/kernels/fused/base_kernel.h"
+#include "inferlab/kernels/fused/conv_fusion_kernels.h"
+#include "inferlab/kernels/reference/nn_ops.h"
+
+namespace inferlab::kernels::fused {
+namespace {
+
+constexpr size_t kResidual = 3;
+
+void check_residual(const NodeInfo& node, DataType y_dtype, const Shape& y_shape, DataType z_dtype,
+                    const Shape& z_shape) {
+  if (z_dtype != y_dtype || z_shape != y_shape) {
+    node.fail(ErrorCode::kInvalidArgument,
+              "residual Z must have the convolution output's type and shape {} {}, got {} {}",
+              dtype_name(y_dtype), shape_to_string(y_shape), dtype_name(z_dtype),
+              shape_to_string(z_shape));
+  }
+}
+
+void infer_fused_conv(const OpKernel& conv, InferContext& ctx) {
+  parse_activation(ctx.node());
+  const auto [dtype, shape] = infer_base(conv, ctx, 3);
+  require_float(ctx.node(), dtype);
+  if (ctx.has_input(kResidual)) {
+    const ValueFacts& z = ctx.input(kResidual);
+    check_residual(ctx.node(), dtype, shape, z.dtype, z.shape);
+  }
+  ctx.set_output(0, dtype, shape);
+}
+
+void compute_fused_conv(const OpKernel& conv, KernelContext& ctx) {
+  const Activation activation = parse_activation(ctx.node());
+  require_float(ctx.node(), ctx.input(0).dtype());
+  const Tensor* z = ctx.has_input(kResidual) ? &ctx.input(kResidual) : nullptr;
+  Tensor& y = compute_base(conv, ctx, 3);
+  if (z != nullptr) {
+    check_residual(ctx.node(), y.dtype(), y.shape(), z->dtype(), z->shape());
+    if (z->raw_data() == y.raw_data()) {
+      ctx.node().fail(ErrorCode::kRuntime, "residual Z shares the output's memory");
+    }
+    add_in_place(y.dtype(), y.raw_data(), z->raw_data(), y.numel());
+  }
+  if (y.dtype() == DataType::kFloat64) {
+    apply_activation(activation, y.data<double>(), y.numel());
+  } else {
+    apply_activation(activation, y.data<float>(), y.numel());
+  }
+}
+
+}  // namespace
+
+OpKernel fused_conv_kernel() {
+  const OpKernel conv = reference::conv_kernel();
+  return OpKernel{"FusedConv",
+                  1,
+                  1,
+                  [conv](InferContext& ctx) { infer_fused_conv(conv, ctx); },
+                  [conv](KernelContext& ctx) { compute_fused_conv(conv, ctx); },
+                  "ai.inferlab"};
+}
+
+void register_conv_fusion_kernels(OpRegistry& registry) {
+  registry.add(fused_conv_kernel());
+  registry.add(fused_gemm_kernel());
+  registry.add(fused_matmul_kernel());
+}
+
+}  // namespace inferlab::kernels::fused

@@ -1,0 +1,40 @@
+// The list of every pass, in the order the pass manager runs them: the
+// basic passes first (they expose constants and remove clutter the fusions
+// would otherwise have to see through), then the extended fusions.
+#include "inferlab/optimizer/basic_passes.h"
+#include "inferlab/optimizer/conv_fusion_passes.h"
+#include "inferlab/optimizer/optimizer.h"
+#include "inferlab/optimizer/transformer_passes.h"
+
+namespace inferlab::optimizer {
+
+namespace {
+
+void append(std::vector<std::unique_ptr<GraphPass>>& to,
+            std::vector<std::unique_ptr<GraphPass>> passes) {
+  for (std::unique_ptr<GraphPass>& pass : passes) to.push_back(std::move(pass));
+}
+
+}  // namespace
+
+std::vector<std::unique_ptr<GraphPass>> basic_passes() {
+  std::vector<std::unique_ptr<GraphPass>> passes;
+  passes.push_back(make_constant_folding_pass());
+  passes.push_back(make_noop_elimination_pass());
+  passes.push_back(make_pad_folding_pass());
+  passes.push_back(make_constant_sharing_pass());
+  passes.push_back(make_common_subexpression_elimination_pass());
+  passes.push_back(make_dead_node_elimination_pass());
+  return passes;
+}
+
+std::vector<std::unique_ptr<GraphPass>> all_passes() {
+  std::vector<std::unique_ptr<GraphPass>> passes;
+  append(passes, basic_passes());
+  // Last: the transformer fusions must see MatMul+Add before it becomes FusedMatMul.
+  append(passes, transformer_passes());
+  append(passes, conv_fusion_passes());
+  return passes;
+}
+
+}  // namespace inferlab::optimizer
