@@ -38,13 +38,15 @@ std::string NodeInfo::attr_string(const std::string& key, const std::string& fal
   return has_attr(key) ? require(key, Attribute::Kind::kString).s : fallback;
 }
 
-std::vector<int64_t> NodeInfo::attr_ints(const std::string& key,
-                                         const std::vector<int64_t>& fallback) const {
-  return has_attr(key) ? require(key, Attribute::Kind::kInts).ints : fallback;
+Shape NodeInfo::attr_ints(const std::string& key, const Shape& fallback) const {
+  if (!has_attr(key)) return fallback;
+  const std::vector<int64_t>& values = require(key, Attribute::Kind::kInts).ints;
+  return Shape(values.begin(), values.end());
 }
 
-std::vector<int64_t> NodeInfo::attr_ints(const std::string& key) const {
-  return require(key, Attribute::Kind::kInts).ints;
+Shape NodeInfo::attr_ints(const std::string& key) const {
+  const std::vector<int64_t>& values = require(key, Attribute::Kind::kInts).ints;
+  return Shape(values.begin(), values.end());
 }
 
 std::vector<float> NodeInfo::attr_floats(const std::string& key,

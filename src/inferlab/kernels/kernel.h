@@ -41,9 +41,10 @@ class NodeInfo {
   int64_t attr_int(const std::string& key) const;  // required
   float attr_float(const std::string& key, float fallback) const;
   std::string attr_string(const std::string& key, const std::string& fallback) const;
-  std::vector<int64_t> attr_ints(const std::string& key,
-                                 const std::vector<int64_t>& fallback) const;
-  std::vector<int64_t> attr_ints(const std::string& key) const;  // required
+  // Integer lists come back as a Shape (a small vector: no heap allocation
+  // for up to Shape::kInlineDims values), so kernels may read them per run.
+  Shape attr_ints(const std::string& key, const Shape& fallback) const;
+  Shape attr_ints(const std::string& key) const;  // required
   std::vector<float> attr_floats(const std::string& key, const std::vector<float>& fallback) const;
   std::vector<std::string> attr_strings(const std::string& key) const;
   const Tensor& attr_tensor(const std::string& key) const;     // required
