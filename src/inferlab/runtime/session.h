@@ -16,10 +16,13 @@
 
 #include "inferlab/core/tensor.h"
 #include "inferlab/model/graph.h"
+#include "inferlab/runtime/memory_plan.h"
 
 namespace inferlab::runtime {
 
 using TensorMap = std::map<std::string, Tensor>;
+class RunPlan;
+struct MatchedInputs;
 
 struct SessionOptions {
   // Threads that compute, the caller included; 0 means one per core.
@@ -36,7 +39,12 @@ struct SessionOptions {
   // the model's outputs, for layer-by-layer comparison.
   std::vector<std::string> extra_outputs;
   // Time every node of each run (see node_timings()); off costs nothing.
+  // Timed runs do not use run plans.
   bool node_timing = false;
+  // Run plans (memory laid out in one arena, kernel contexts built once) kept
+  // for this many input-shape signatures, least recently used dropped first;
+  // a run with new input shapes builds one. 0: no plans (every run allocates).
+  int max_cached_plans = 8;
 };
 
 // One node executed by the last run (SessionOptions::node_timing).
@@ -79,10 +87,20 @@ class Session {
   // Nodes of the last run, in execution order (empty unless node_timing).
   std::vector<NodeTime> node_timings() const;
 
+  // Run plans (SessionOptions::max_cached_plans): how long building the most
+  // recent one took (shape inference for its signature, memory planning,
+  // kernel contexts), how many were built, how many are cached, and the
+  // memory plan of the last run's (null before a planned run).
+  double last_plan_build_ms() const;
+  int64_t plans_built() const;
+  size_t cached_plans() const;
+  const MemoryPlan* last_memory_plan() const;
+
  private:
   struct Impl;
   explicit Session(std::unique_ptr<Impl> impl);
   static Session from_model(model::Model model, const SessionOptions& options);
+  RunPlan* plan_for(const MatchedInputs& matched);
   std::unique_ptr<Impl> impl_;
 };
 
