@@ -14,7 +14,7 @@
 #include "inferlab/runtime/executor.h"
 #include "inferlab/runtime/input_check.h"
 #include "inferlab/runtime/op_support.h"
-#include "inferlab/runtime/plan_cache.h"
+#include "inferlab/runtime/run_plan_cache.h"
 #include "inferlab/runtime/shape_inference.h"
 
 namespace inferlab::runtime {
@@ -26,7 +26,7 @@ struct Session::Impl {
   std::vector<model::ValueInfo> outputs;
   ShapeInferenceResult shapes;
   std::unique_ptr<GraphExecutor> executor;
-  std::unique_ptr<PlanCache> plans;
+  std::unique_ptr<RunPlanCache> plans;
   double last_plan_build_ms = 0;
   int64_t plans_built = 0;
   const RunPlan* last_plan = nullptr;
@@ -166,7 +166,7 @@ Session Session::from_model(model::Model model, const SessionOptions& options) {
   executor_options.node_timing = options.node_timing;
   impl->executor =
       std::make_unique<GraphExecutor>(*loaded.graph, registry, executor_options, false);
-  impl->plans = std::make_unique<PlanCache>(options.node_timing ? 0 : options.max_cached_plans);
+  impl->plans = std::make_unique<RunPlanCache>(options.node_timing ? 0 : options.max_cached_plans);
   return Session(std::move(impl));
 }
 

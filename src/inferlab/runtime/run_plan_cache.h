@@ -1,4 +1,4 @@
-// PlanCache: run plans by input-shape signature, at most `capacity` of them,
+// RunPlanCache: run plans by input-shape signature, at most `capacity` of them,
 // the least recently used dropped first. Finding a plan allocates nothing.
 #pragma once
 
@@ -10,9 +10,9 @@
 
 namespace inferlab::runtime {
 
-class PlanCache {
+class RunPlanCache {
  public:
-  explicit PlanCache(int capacity) : capacity_(capacity < 0 ? 0 : capacity) {}
+  explicit RunPlanCache(int capacity) : capacity_(capacity < 0 ? 0 : capacity) {}
 
   int capacity() const { return capacity_; }
   size_t size() const { return plans_.size(); }

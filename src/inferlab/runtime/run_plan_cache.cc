@@ -1,8 +1,8 @@
-#include "inferlab/runtime/plan_cache.h"
+#include "inferlab/runtime/run_plan_cache.h"
 
 namespace inferlab::runtime {
 
-RunPlan* PlanCache::find(const std::vector<const Tensor*>& inputs) {
+RunPlan* RunPlanCache::find(const std::vector<const Tensor*>& inputs) {
   for (const std::unique_ptr<RunPlan>& plan : plans_) {
     if (plan->matches(inputs)) {
       plan->last_used = ++clock_;
@@ -12,7 +12,7 @@ RunPlan* PlanCache::find(const std::vector<const Tensor*>& inputs) {
   return nullptr;
 }
 
-RunPlan* PlanCache::insert(std::unique_ptr<RunPlan> plan) {
+RunPlan* RunPlanCache::insert(std::unique_ptr<RunPlan> plan) {
   if (capacity_ == 0) return nullptr;
   if (static_cast<int>(plans_.size()) >= capacity_) {
     size_t oldest = 0;
