@@ -10,6 +10,7 @@
 #include "inferlab/cli/cli_common.h"
 #include "inferlab/model/graph_dump.h"
 #include "inferlab/model/onnx_import.h"
+#include "inferlab/runtime/memory_plan.h"
 #include "inferlab/runtime/model_summary.h"
 #include "inferlab/runtime/op_support.h"
 
@@ -23,6 +24,7 @@ struct InspectFlags {
   std::string json_target;
   bool dump = false;
   bool verbose = false;
+  bool memory = false;
 };
 
 std::string opsets_text(const model::Model& model) {
@@ -134,6 +136,47 @@ void print_summary(const model::Model& model, const runtime::ModelSummary& summa
   if (verbose) print_values(model, summary);
 }
 
+std::string mib(int64_t bytes) { return fmt::format("{:.1f} MiB", bytes / 1048576.0); }
+
+// The static memory plan for the inferred shapes, with both placement
+// strategies; the first is the engine's default.
+nlohmann::json memory_json(const model::Model& model, const runtime::ModelSummary& summary) {
+  nlohmann::json json = nlohmann::json::array();
+  for (auto strategy :
+       {runtime::PlacementStrategy::kGreedyBySize, runtime::PlacementStrategy::kBestFit}) {
+    runtime::MemoryPlanOptions options;
+    options.strategy = strategy;
+    const runtime::MemoryPlan plan = runtime::plan_memory(*model.graph, summary.shapes, options);
+    json.push_back({{"strategy", runtime::placement_strategy_name(strategy)},
+                    {"default", strategy == runtime::MemoryPlanOptions{}.strategy},
+                    {"arena_bytes", plan.arena_bytes},
+                    {"naive_bytes", plan.naive_bytes},
+                    {"tensors", plan.placements.size()},
+                    {"in_place", plan.in_place},
+                    {"views", plan.views}});
+  }
+  return json;
+}
+
+void print_memory(const nlohmann::json& plans, size_t unresolved) {
+  std::cout << "memory plan (intermediate tensors in one arena):\n";
+  for (const nlohmann::json& plan : plans) {
+    const auto arena = plan["arena_bytes"].get<int64_t>();
+    const auto naive = plan["naive_bytes"].get<int64_t>();
+    std::cout << fmt::format(
+        "  {:<15} arena {:>10} vs naive sum {:>10} ({:.1f}%), {} tensors, {} in place, {} "
+        "views{}\n",
+        plan["strategy"].get<std::string>(), mib(arena), mib(naive),
+        naive > 0 ? 100.0 * arena / naive : 0.0, plan["tensors"].get<int64_t>(),
+        plan["in_place"].get<int64_t>(), plan["views"].get<int64_t>(),
+        plan["default"].get<bool>() ? "  (chosen)" : "");
+  }
+  if (unresolved > 0) {
+    std::cout << fmt::format("  {} values without a static shape are allocated at run time\n",
+                             unresolved);
+  }
+}
+
 int run_inspect(const InspectFlags& flags) {
   runtime::SummaryOptions options;
   options.input_shapes = parse_shape_flags(flags.shapes);
@@ -143,7 +186,12 @@ int run_inspect(const InspectFlags& flags) {
   const bool json_to_stdout = flags.json_target == "-";
   if (!json_to_stdout) print_summary(model, summary, flags.verbose);
   if (flags.dump && !json_to_stdout) std::cout << model::dump_graph(model);
-  if (!flags.json_target.empty()) write_json(summary_json(model, summary), flags.json_target);
+  nlohmann::json json = summary_json(model, summary);
+  if (flags.memory) {
+    json["memory"] = memory_json(model, summary);
+    if (!json_to_stdout) print_memory(json["memory"], summary.shapes.unresolved.size());
+  }
+  if (!flags.json_target.empty()) write_json(json, flags.json_target);
   return 0;
 }
 
@@ -161,6 +209,9 @@ void add_inspect_command(CLI::App& root, std::vector<Command>& commands) {
                   "Also write the summary as JSON to FILE ('-': stdout)");
   app->add_flag("--dump", flags->dump, "Print the graph, one line per node");
   app->add_flag("--verbose", flags->verbose, "Print the inferred type and shape of every value");
+  app->add_flag("--memory", flags->memory,
+                "Print the static memory plan: arena bytes against the naive sum of all "
+                "intermediates, for each placement strategy");
   commands.push_back(Command{app, [flags] { return run_inspect(*flags); }});
 }
 

@@ -15,6 +15,8 @@
 #include "inferlab/model/onnx_import.h"
 #include "inferlab/optimizer/onnx_export.h"
 #include "inferlab/optimizer/optimizer.h"
+#include "inferlab/runtime/memory_plan.h"
+#include "inferlab/runtime/shape_inference.h"
 
 namespace inferlab::cli {
 
@@ -97,6 +99,37 @@ nlohmann::json log_json(const std::string& model_path, const optimizer::Optimiza
   return json;
 }
 
+// The static memory plan of the optimized graph (runtime/memory_plan.h):
+// intermediates placed in one arena, against allocating each on its own.
+nlohmann::json memory_json(const model::Model& model, const std::map<std::string, Shape>& shapes) {
+  runtime::ShapeInferenceOptions shape_options;
+  shape_options.input_shapes = shapes;
+  const runtime::ShapeInferenceResult inferred =
+      runtime::infer_shapes(model, shape_options, kernels::OpRegistry::reference());
+  const runtime::MemoryPlan plan = runtime::plan_memory(*model.graph, inferred, {});
+  return {{"strategy", runtime::placement_strategy_name(plan.strategy)},
+          {"arena_bytes", plan.arena_bytes},
+          {"naive_bytes", plan.naive_bytes},
+          {"tensors", plan.placements.size()},
+          {"in_place", plan.in_place},
+          {"views", plan.views},
+          {"unresolved_values", inferred.unresolved.size()}};
+}
+
+void print_memory(const nlohmann::json& memory) {
+  const double arena = memory["arena_bytes"].get<double>() / (1 << 20);
+  const double naive = memory["naive_bytes"].get<double>() / (1 << 20);
+  std::cout << fmt::format(
+      "memory: planned arena {:.2f} MiB vs naive sum {:.2f} MiB ({:.1f}%), {} tensors, {} in "
+      "place, {} views ({}){}\n",
+      arena, naive, naive > 0 ? 100.0 * arena / naive : 0.0, memory["tensors"].get<int64_t>(),
+      memory["in_place"].get<int64_t>(), memory["views"].get<int64_t>(),
+      memory["strategy"].get<std::string>(),
+      memory["unresolved_values"].get<int64_t>() > 0
+          ? "; values whose shape is known only at run time are not planned (fix them with --shape)"
+          : "");
+}
+
 int run_optimize(const OptimizeFlags& flags) {
   optimizer::OptimizeOptions options;
   options.level = flags.level;
@@ -114,16 +147,19 @@ int run_optimize(const OptimizeFlags& flags) {
   if (!flags.output_path.empty()) {
     optimizer::write_model_file(optimizer::export_for_onnxruntime(model), flags.output_path);
   }
+  const nlohmann::json memory = memory_json(model, options.input_shapes);
   const bool json_to_stdout = flags.json_target == "-";
   if (!json_to_stdout) {
     if (flags.log || flags.verbose) print_log(flags.model_path, log, flags.verbose);
-    // The memory planner's figures (planned arena vs naive sum) go here.
+    print_memory(memory);
     std::cout << fmt::format("nodes: {} -> {} (level {})\n", log.nodes_before, log.nodes_after,
                              log.level);
     if (!flags.output_path.empty()) std::cout << fmt::format("wrote {}\n", flags.output_path);
   }
   if (!flags.json_target.empty()) {
-    write_json(log_json(flags.model_path, log, flags.output_path), flags.json_target);
+    nlohmann::json json = log_json(flags.model_path, log, flags.output_path);
+    json["memory"] = memory;
+    write_json(json, flags.json_target);
   }
   return 0;
 }

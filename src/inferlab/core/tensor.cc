@@ -6,19 +6,22 @@ namespace inferlab {
 
 Tensor::Tensor(DataType dtype, Shape shape)
     : dtype_(dtype), shape_(std::move(shape)), numel_(shape_numel(shape_)) {
-  if (dtype_ == DataType::kUndefined) fail(ErrorCode::kRuntime, "tensor with undefined element type");
+  if (dtype_ == DataType::kUndefined)
+    fail(ErrorCode::kRuntime, "tensor with undefined element type");
   if (dtype_ == DataType::kString) {
     auto* strings = new std::string[static_cast<size_t>(numel_)];
-    storage_ = std::shared_ptr<void>(strings, [](void* p) { delete[] static_cast<std::string*>(p); });
+    storage_ =
+        std::shared_ptr<void>(strings, [](void* p) { delete[] static_cast<std::string*>(p); });
     data_ = strings;
     return;
   }
-  const size_t bytes = static_cast<size_t>(checked_mul(
-      numel_, static_cast<int64_t>(dtype_size(dtype_)), "tensor " + shape_to_string(shape_)));
+  const size_t bytes =
+      static_cast<size_t>(checked_mul(numel_, static_cast<int64_t>(dtype_size(dtype_)), "tensor"));
   // Over-allocate by one element's alignment so empty tensors still get a valid pointer.
-  void* memory = ::operator new(bytes == 0 ? 64 : bytes, std::align_val_t{64});
+  void* memory = ::operator new (bytes == 0 ? 64 : bytes, std::align_val_t{64});
   std::memset(memory, 0, bytes);
-  storage_ = std::shared_ptr<void>(memory, [](void* p) { ::operator delete(p, std::align_val_t{64}); });
+  storage_ =
+      std::shared_ptr<void>(memory, [](void* p) { ::operator delete (p, std::align_val_t{64}); });
   data_ = memory;
 }
 
@@ -46,7 +49,8 @@ std::vector<int64_t> Tensor::to_int64_vector() const {
   visit_dtype(dtype_, "to_int64_vector", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = static_cast<const T*>(data_);
-    for (int64_t i = 0; i < numel_; ++i) values[static_cast<size_t>(i)] = static_cast<int64_t>(in[i]);
+    for (int64_t i = 0; i < numel_; ++i)
+      values[static_cast<size_t>(i)] = static_cast<int64_t>(in[i]);
   });
   return values;
 }

@@ -1,5 +1,7 @@
 #include "inferlab/kernels/kernel.h"
 
+#include <algorithm>
+
 namespace inferlab::kernels {
 
 using model::Attribute;
@@ -38,13 +40,15 @@ std::string NodeInfo::attr_string(const std::string& key, const std::string& fal
   return has_attr(key) ? require(key, Attribute::Kind::kString).s : fallback;
 }
 
-std::vector<int64_t> NodeInfo::attr_ints(const std::string& key,
-                                         const std::vector<int64_t>& fallback) const {
-  return has_attr(key) ? require(key, Attribute::Kind::kInts).ints : fallback;
+Shape NodeInfo::attr_ints(const std::string& key, const Shape& fallback) const {
+  if (!has_attr(key)) return fallback;
+  const std::vector<int64_t>& values = require(key, Attribute::Kind::kInts).ints;
+  return Shape(values.begin(), values.end());
 }
 
-std::vector<int64_t> NodeInfo::attr_ints(const std::string& key) const {
-  return require(key, Attribute::Kind::kInts).ints;
+Shape NodeInfo::attr_ints(const std::string& key) const {
+  const std::vector<int64_t>& values = require(key, Attribute::Kind::kInts).ints;
+  return Shape(values.begin(), values.end());
 }
 
 std::vector<float> NodeInfo::attr_floats(const std::string& key,
@@ -86,7 +90,33 @@ void InferContext::set_output_dynamic(size_t index, DataType dtype) {
 
 const Tensor& KernelContext::input(size_t index) const {
   if (!has_input(index)) node_.fail(ErrorCode::kInvalidModel, "input {} is missing", index);
-  return *inputs_[index];
+  return *input_pointers()[index];
+}
+
+KernelContext::KernelContext(const NodeInfo& node, const Tensor* const* inputs, size_t input_count,
+                             std::vector<Tensor>& outputs, SubgraphRunner* subgraphs,
+                             int64_t max_output_bytes, ScratchBuffer* scratch)
+    : node_(node),
+      outputs_(outputs),
+      subgraphs_(subgraphs),
+      max_output_bytes_(max_output_bytes),
+      scratch_(scratch),
+      delegated_(true),
+      delegated_inputs_(inputs),
+      delegated_count_(input_count) {}
+
+KernelContext KernelContext::delegate(size_t input_count) {
+  if (scratch_ == nullptr) {
+    own_scratch_ = std::make_unique<ScratchBuffer>();
+    scratch_ = own_scratch_.get();
+  }
+  return KernelContext(node_, input_pointers(), std::min(input_count, num_inputs()), outputs_,
+                       subgraphs_, max_output_bytes_, scratch_);
+}
+
+Tensor& KernelContext::written_output(size_t index) {
+  if (index >= outputs_.size()) outputs_.resize(index + 1);
+  return outputs_[index];
 }
 
 Tensor& KernelContext::output(size_t index, DataType dtype, const Shape& shape) {

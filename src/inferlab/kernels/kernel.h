@@ -41,9 +41,10 @@ class NodeInfo {
   int64_t attr_int(const std::string& key) const;  // required
   float attr_float(const std::string& key, float fallback) const;
   std::string attr_string(const std::string& key, const std::string& fallback) const;
-  std::vector<int64_t> attr_ints(const std::string& key,
-                                 const std::vector<int64_t>& fallback) const;
-  std::vector<int64_t> attr_ints(const std::string& key) const;  // required
+  // Integer lists come back as a Shape (a small vector: no heap allocation
+  // for up to Shape::kInlineDims values), so kernels may read them per run.
+  Shape attr_ints(const std::string& key, const Shape& fallback) const;
+  Shape attr_ints(const std::string& key) const;  // required
   std::vector<float> attr_floats(const std::string& key, const std::vector<float>& fallback) const;
   std::vector<std::string> attr_strings(const std::string& key) const;
   const Tensor& attr_tensor(const std::string& key) const;     // required
@@ -154,8 +155,10 @@ class KernelContext {
         max_output_bytes_(max_output_bytes) {}
 
   const NodeInfo& node() const { return node_; }
-  size_t num_inputs() const { return inputs_.size(); }
-  bool has_input(size_t index) const { return index < inputs_.size() && inputs_[index] != nullptr; }
+  size_t num_inputs() const { return delegated_ ? delegated_count_ : inputs_.size(); }
+  bool has_input(size_t index) const {
+    return index < num_inputs() && input_pointers()[index] != nullptr;
+  }
   const Tensor& input(size_t index) const;
 
   size_t num_outputs() const { return outputs_.size(); }
@@ -178,7 +181,22 @@ class KernelContext {
   // comes from a buffer owned by this context.
   void set_scratch(ScratchBuffer* buffer) { scratch_ = buffer; }
 
+  // A context for running another operator's kernel as part of this node
+  // (a fused kernel delegating to the reference kernel of the operator it
+  // extends): this node's first `input_count` inputs, this node's outputs
+  // and scratch. Allocates nothing when the runtime attached a scratch buffer.
+  KernelContext delegate(size_t input_count);
+  // Output `index` as the last kernel left it (empty if never written).
+  Tensor& written_output(size_t index);
+
  private:
+  KernelContext(const NodeInfo& node, const Tensor* const* inputs, size_t input_count,
+                std::vector<Tensor>& outputs, SubgraphRunner* subgraphs, int64_t max_output_bytes,
+                ScratchBuffer* scratch);
+  const Tensor* const* input_pointers() const {
+    return delegated_ ? delegated_inputs_ : inputs_.data();
+  }
+
   const NodeInfo& node_;
   std::vector<const Tensor*> inputs_;
   std::vector<Tensor>& outputs_;
@@ -186,6 +204,10 @@ class KernelContext {
   int64_t max_output_bytes_;
   ScratchBuffer* scratch_ = nullptr;
   std::unique_ptr<ScratchBuffer> own_scratch_;
+  // A delegated context borrows its parent's input pointers.
+  bool delegated_ = false;
+  const Tensor* const* delegated_inputs_ = nullptr;
+  size_t delegated_count_ = 0;
 };
 
 using InferFunction = std::function<void(InferContext&)>;

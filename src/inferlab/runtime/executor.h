@@ -20,6 +20,9 @@
 #include "inferlab/core/tensor.h"
 #include "inferlab/kernels/registry.h"
 #include "inferlab/model/graph.h"
+#include "inferlab/runtime/memory_plan.h"
+#include "inferlab/runtime/run_plan.h"
+#include "inferlab/runtime/shape_inference.h"
 
 namespace inferlab::runtime {
 
@@ -67,6 +70,18 @@ class GraphExecutor {
                           const std::map<std::string, const Tensor*>& overrides = {},
                           const std::vector<Tensor>* placed_outputs = nullptr);
 
+  // A plan for running the main graph with the input shapes `shapes` was
+  // inferred from (executor_plan.cc). `input_shapes` is its signature.
+  std::unique_ptr<RunPlan> build_plan(const ShapeInferenceResult& shapes,
+                                      std::vector<Shape> input_shapes,
+                                      const MemoryPlanOptions& memory_options);
+  // Like run() without overrides, using `plan` (built by this executor; the
+  // inputs must have its shapes). Allocates nothing once the plan's scratch
+  // buffers have grown, except where a kernel's output shape differs from the
+  // plan's. Returns plan.results (valid until the next run).
+  const std::vector<Tensor>& run_planned(RunPlan& plan, const std::vector<const Tensor*>& inputs,
+                                         const std::vector<Tensor>* placed_outputs = nullptr);
+
  private:
   struct CompiledNode;
   class SubgraphCaller;
@@ -80,7 +95,14 @@ class GraphExecutor {
   void compute_release_lists();
   void execute_node(CompiledNode& compiled, const std::vector<Tensor>* placed);
   void run_timed(const std::vector<Tensor>* placed_outputs);
-  void check_outputs(const CompiledNode& compiled) const;
+  void check_outputs(const CompiledNode& compiled, const std::vector<Tensor>& outputs) const;
+  void plan_node(CompiledNode& compiled, PlannedNode& planned, RunPlan& plan,
+                 const ShapeInferenceResult& shapes);
+  void execute_planned(CompiledNode& compiled, PlannedNode& planned, RunPlan& plan,
+                       const std::vector<Tensor>* placed);
+  Tensor settle_output(const PlannedNode& planned, size_t index, Tensor output,
+                       const RunPlan& plan) const;
+  void clear_values();
   std::vector<Tensor> collect_outputs();
   [[noreturn]] void rethrow_naming_node(const CompiledNode& compiled) const;
 

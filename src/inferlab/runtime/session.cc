@@ -3,6 +3,7 @@
 // hand back outputs (or write them into caller-bound tensors).
 #include "inferlab/runtime/session.h"
 
+#include <chrono>
 #include <cstring>
 #include <unordered_set>
 
@@ -13,6 +14,7 @@
 #include "inferlab/runtime/executor.h"
 #include "inferlab/runtime/input_check.h"
 #include "inferlab/runtime/op_support.h"
+#include "inferlab/runtime/run_plan_cache.h"
 #include "inferlab/runtime/shape_inference.h"
 
 namespace inferlab::runtime {
@@ -26,6 +28,10 @@ struct Session::Impl {
   optimizer::OptimizationLog optimization_log;
   PlanCacheStatus plan_cache;
   std::unique_ptr<GraphExecutor> executor;
+  std::unique_ptr<RunPlanCache> plans;
+  double last_plan_build_ms = 0;
+  int64_t plans_built = 0;
+  const RunPlan* last_plan = nullptr;
 
   // bind() state: the inputs (held so run() can use them), the caller's
   // output tensors by graph-output position (empty where not bound).
@@ -83,6 +89,17 @@ void add_extra_outputs(model::Model& model, const std::vector<std::string>& name
   }
 }
 
+// Updates an entry in place after the first run, so that steady-state runs
+// create no map node and no key string.
+void set_bound_output(TensorMap& outputs, const std::string& name, const Tensor& value) {
+  auto it = outputs.find(name);
+  if (it == outputs.end()) {
+    outputs.emplace(name, value);
+  } else {
+    it->second = value;
+  }
+}
+
 void copy_tensor_into(const Tensor& from, Tensor& to) {
   if (from.dtype() == DataType::kString) {
     const auto* in = static_cast<const std::string*>(from.raw_data());
@@ -94,6 +111,36 @@ void copy_tensor_into(const Tensor& from, Tensor& to) {
 }
 
 }  // namespace
+
+// The run plan for these inputs' shapes: cached, or built now (shape
+// inference for the new signature, memory plan, kernel contexts). Null when
+// plans are off or initializers are overridden (folded values may read them).
+RunPlan* Session::plan_for(const MatchedInputs& matched) {
+  Impl& impl = *impl_;
+  if (impl.plans->capacity() == 0 || !matched.overrides.empty()) return nullptr;
+  if (RunPlan* cached = impl.plans->find(matched.positional)) return cached;
+  const auto start = std::chrono::steady_clock::now();
+  const model::Graph& graph = *impl.model.graph;
+  std::vector<Shape> signature;
+  ShapeInferenceOptions shape_options;
+  shape_options.max_tensor_bytes = impl.options.max_tensor_bytes;
+  for (size_t i = 0; i < matched.positional.size(); ++i) {
+    signature.push_back(matched.positional[i]->shape());
+    shape_options.input_shapes[graph.inputs[i].name] = matched.positional[i]->shape();
+  }
+  ShapeInferenceResult inferred;
+  const bool load_shapes = shape_options.input_shapes == static_input_shapes(impl.inputs);
+  if (!load_shapes) {
+    inferred = infer_shapes(impl.model, shape_options, kernels::OpRegistry::reference());
+  }
+  std::unique_ptr<RunPlan> plan = impl.executor->build_plan(
+      load_shapes ? impl.shapes : inferred, std::move(signature), MemoryPlanOptions{});
+  plan->build_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  impl.last_plan_build_ms = plan->build_ms;
+  ++impl.plans_built;
+  return impl.plans->insert(std::move(plan));
+}
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session Session::from_model(model::Model model, const SessionOptions& options, bool optimized) {
@@ -129,6 +176,7 @@ Session Session::from_model(model::Model model, const SessionOptions& options, b
   executor_options.node_timing = options.node_timing;
   impl->executor =
       std::make_unique<GraphExecutor>(*loaded.graph, registry, executor_options, false);
+  impl->plans = std::make_unique<RunPlanCache>(options.node_timing ? 0 : options.max_cached_plans);
   return Session(std::move(impl));
 }
 
@@ -179,7 +227,11 @@ const std::unordered_map<std::string, model::ValueInfo>& Session::value_infos() 
 TensorMap Session::run(const TensorMap& inputs) {
   const model::Graph& graph = *impl_->model.graph;
   const MatchedInputs matched = match_inputs(impl_->inputs, graph.overridable_initializers, inputs);
-  std::vector<Tensor> results = impl_->executor->run(matched.positional, {}, matched.overrides);
+  RunPlan* plan = plan_for(matched);
+  impl_->last_plan = plan;
+  std::vector<Tensor> results =
+      plan != nullptr ? impl_->executor->run_planned(*plan, matched.positional)
+                      : impl_->executor->run(matched.positional, {}, matched.overrides);
   TensorMap outputs;
   for (size_t i = 0; i < results.size(); ++i)
     outputs[graph.outputs[i].name] = std::move(results[i]);
@@ -219,14 +271,20 @@ void Session::bind(const TensorMap& inputs, const TensorMap& outputs) {
 void Session::run() {
   if (!impl_->bound) fail(ErrorCode::kInvalidArgument, "run(): bind() inputs first");
   const model::Graph& graph = *impl_->model.graph;
-  std::vector<Tensor> results = impl_->executor->run(
-      impl_->bound_matched.positional, {}, impl_->bound_matched.overrides, &impl_->placed_outputs);
-  impl_->bound_outputs.clear();
+  const MatchedInputs& matched = impl_->bound_matched;
+  RunPlan* plan = plan_for(matched);
+  impl_->last_plan = plan;
+  std::vector<Tensor> unplanned;
+  const std::vector<Tensor>& results =
+      plan != nullptr
+          ? impl_->executor->run_planned(*plan, matched.positional, &impl_->placed_outputs)
+          : (unplanned = impl_->executor->run(matched.positional, {}, matched.overrides,
+                                              &impl_->placed_outputs));
   for (size_t i = 0; i < results.size(); ++i) {
     const std::string& name = graph.outputs[i].name;
     Tensor& placed = impl_->placed_outputs[i];
     if (placed.empty()) {
-      impl_->bound_outputs[name] = std::move(results[i]);
+      set_bound_output(impl_->bound_outputs, name, results[i]);
       continue;
     }
     if (results[i].raw_data() != placed.raw_data()) {
@@ -238,7 +296,7 @@ void Session::run() {
       }
       copy_tensor_into(results[i], placed);
     }
-    impl_->bound_outputs[name] = placed;
+    set_bound_output(impl_->bound_outputs, name, placed);
   }
 }
 
@@ -247,6 +305,13 @@ const TensorMap& Session::bound_outputs() const { return impl_->bound_outputs; }
 }  // namespace inferlab::runtime
 
 namespace inferlab::runtime {
+
+double Session::last_plan_build_ms() const { return impl_->last_plan_build_ms; }
+int64_t Session::plans_built() const { return impl_->plans_built; }
+size_t Session::cached_plans() const { return impl_->plans->size(); }
+const MemoryPlan* Session::last_memory_plan() const {
+  return impl_->last_plan != nullptr ? &impl_->last_plan->memory : nullptr;
+}
 
 std::vector<NodeTime> Session::node_timings() const {
   std::vector<NodeTime> times;

@@ -17,11 +17,14 @@
 #include "inferlab/core/tensor.h"
 #include "inferlab/model/graph.h"
 #include "inferlab/optimizer/optimizer.h"
+#include "inferlab/runtime/memory_plan.h"
 #include "inferlab/runtime/plan_cache.h"
 
 namespace inferlab::runtime {
 
 using TensorMap = std::map<std::string, Tensor>;
+class RunPlan;
+struct MatchedInputs;
 
 struct SessionOptions {
   // Threads that compute, the caller included; 0 means one per core.
@@ -38,6 +41,7 @@ struct SessionOptions {
   // the model's outputs, for layer-by-layer comparison.
   std::vector<std::string> extra_outputs;
   // Time every node of each run (see node_timings()); off costs nothing.
+  // Timed runs do not use run plans.
   bool node_timing = false;
   // Graph optimization level (docs/optimizer.md): 0 none, 1 basic,
   // 2 extended (fusions), 3 all.
@@ -45,6 +49,10 @@ struct SessionOptions {
   // Directory of saved plans (runtime/plan_cache.h); empty: no cache. Only
   // Session::load (a model file) uses it.
   std::string plan_cache_dir;
+  // Run plans (memory laid out in one arena, kernel contexts built once) kept
+  // for this many input-shape signatures, least recently used dropped first;
+  // a run with new input shapes builds one. 0: no plans (every run allocates).
+  int max_cached_plans = 8;
 };
 
 // One node executed by the last run (SessionOptions::node_timing).
@@ -93,6 +101,14 @@ class Session {
   // Whether the plan came from the cache, was built and saved, or replaced
   // a rejected file (and why).
   const PlanCacheStatus& plan_cache_status() const;
+  // Run plans (SessionOptions::max_cached_plans): how long building the most
+  // recent one took (shape inference for its signature, memory planning,
+  // kernel contexts), how many were built, how many are cached, and the
+  // memory plan of the last run's (null before a planned run).
+  double last_plan_build_ms() const;
+  int64_t plans_built() const;
+  size_t cached_plans() const;
+  const MemoryPlan* last_memory_plan() const;
 
  private:
   struct Impl;
@@ -101,6 +117,7 @@ class Session {
   static Session from_model(model::Model model, const SessionOptions& options,
                             bool optimized = false);
   static Session load_with_cache(const std::string& path, const SessionOptions& options);
+  RunPlan* plan_for(const MatchedInputs& matched);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -105,7 +105,13 @@ const char* activation_name(ActivationKind kind) { return entry(kind).name; }
 size_t activation_param_count(ActivationKind kind) { return entry(kind).params; }
 
 Activation parse_activation(const NodeInfo& node) {
-  const std::string name = node.attr_string("activation", "");
+  // Read in place (no copies): fused kernels parse this on every run.
+  static const std::string kNoActivation;
+  static const std::vector<float> kNoParams;
+  static const std::string kActivationKey = "activation";
+  static const std::string kParamsKey = "activation_params";  // beyond small-string storage
+  const std::string& name =
+      node.has_attr(kActivationKey) ? node.attr(kActivationKey).s : kNoActivation;
   const std::optional<ActivationKind> kind = activation_kind_from_name(name);
   if (!kind) {
     node.fail(ErrorCode::kInvalidModel,
@@ -113,7 +119,8 @@ Activation parse_activation(const NodeInfo& node) {
               "HardSwish, Tanh, Gelu, GeluTanh or SiLU)",
               name);
   }
-  const std::vector<float> params = node.attr_floats("activation_params", {});
+  const std::vector<float>& params =
+      node.has_attr(kParamsKey) ? node.attr(kParamsKey).floats : kNoParams;
   const size_t expected = activation_param_count(*kind);
   if (params.size() != expected) {
     node.fail(ErrorCode::kInvalidModel, "activation '{}' takes {} activation_params, got {}", name,

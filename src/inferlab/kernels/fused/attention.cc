@@ -40,7 +40,9 @@ void refuse_unsupported(const NodeInfo& node, size_t num_inputs, size_t num_outp
                          : "past_sequence_length");
     }
   }
-  for (const char* flag : {"unidirectional", "do_rotary", "past_present_share_buffer"}) {
+  // Keys built once: a long one would allocate on every run.
+  static const std::string kFlags[] = {"unidirectional", "do_rotary", "past_present_share_buffer"};
+  for (const std::string& flag : kFlags) {
     if (node.attr_int(flag, 0) != 0)
       node.fail(ErrorCode::kUnsupported, "{} is not supported", flag);
   }
@@ -61,7 +63,8 @@ AttentionProblem make_problem(const NodeInfo& node, const Shape& input, const Sh
               shape_to_string(weights), p.input_hidden);
   }
   p.hidden = weights[1] / 3;
-  const auto sizes = node.attr_ints("qkv_hidden_sizes", {});
+  static const std::string kSizesKey = "qkv_hidden_sizes";  // too long for small-string storage
+  const auto sizes = node.attr_ints(kSizesKey, {});
   if (!sizes.empty() &&
       (sizes.size() != 3 || sizes[0] != p.hidden || sizes[1] != p.hidden || sizes[2] != p.hidden)) {
     node.fail(ErrorCode::kUnsupported, "qkv_hidden_sizes other than three equal sizes");
@@ -117,17 +120,17 @@ void softmax_rows(float* scores, int64_t rows, int64_t cols) {
 
 // One (batch, head): scores = scale Q K^T (+ bias), softmax, times V.
 void attend_head(const AttentionProblem& p, const float* qkv, const float* bias, float* scores,
-                 float* out) {
+                 float* out, float* workspace) {
   using reference::GemmShape;
   const int64_t ld = 3 * p.hidden;
   reference::gemm_f32(GemmShape{p.seq, p.seq, p.head_size}, false, true, p.scale, qkv, ld,
-                      qkv + p.hidden, ld, 0.0f, scores, p.seq);
+                      qkv + p.hidden, ld, 0.0f, scores, p.seq, workspace);
   if (bias != nullptr) {
     for (int64_t i = 0; i < p.seq * p.seq; ++i) scores[i] += bias[i];
   }
   softmax_rows(scores, p.seq, p.seq);
   reference::gemm_f32(GemmShape{p.seq, p.head_size, p.seq}, false, false, 1.0f, scores, p.seq,
-                      qkv + 2 * p.hidden, ld, 0.0f, out, p.hidden);
+                      qkv + 2 * p.hidden, ld, 0.0f, out, p.hidden, workspace);
 }
 
 void compute_attention(KernelContext& ctx) {
@@ -147,11 +150,17 @@ void compute_attention(KernelContext& ctx) {
   Tensor& output = ctx.output(0, DataType::kFloat32, Shape{p.batch, p.seq, p.hidden});
   const int64_t tokens = p.batch * p.seq;
   const int64_t qkv_count = tokens * 3 * p.hidden;
-  float* qkv = ctx.scratch<float>(static_cast<size_t>(qkv_count + p.seq * p.seq));
+  // One scratch block: QKV, one head's scores, and the GEMMs' packing space.
+  const reference::GemmShape projection{tokens, 3 * p.hidden, p.input_hidden};
+  const int64_t gemm_workspace =
+      std::max({reference::gemm_workspace_elements(projection),
+                reference::gemm_workspace_elements({p.seq, p.seq, p.head_size}),
+                reference::gemm_workspace_elements({p.seq, p.head_size, p.seq})});
+  float* qkv = ctx.scratch<float>(static_cast<size_t>(qkv_count + p.seq * p.seq + gemm_workspace));
   float* scores = qkv + qkv_count;
-  reference::gemm_f32(reference::GemmShape{tokens, 3 * p.hidden, p.input_hidden}, false, false,
-                      1.0f, input.data<float>(), p.input_hidden, weights.data<float>(),
-                      3 * p.hidden, 0.0f, qkv, 3 * p.hidden);
+  float* workspace = scores + p.seq * p.seq;
+  reference::gemm_f32(projection, false, false, 1.0f, input.data<float>(), p.input_hidden,
+                      weights.data<float>(), 3 * p.hidden, 0.0f, qkv, 3 * p.hidden, workspace);
   if (bias != nullptr) {
     const float* b = bias->data<float>();
     for (int64_t t = 0; t < tokens; ++t) {
@@ -168,7 +177,7 @@ void compute_attention(KernelContext& ctx) {
         head_bias = attention_bias->data<float>() + index * plane;
       }
       attend_head(p, qkv + b * p.seq * 3 * p.hidden + h * p.head_size, head_bias, scores,
-                  output.data<float>() + b * p.seq * p.hidden + h * p.head_size);
+                  output.data<float>() + b * p.seq * p.hidden + h * p.head_size, workspace);
     }
   }
 }

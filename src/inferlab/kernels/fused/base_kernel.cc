@@ -22,35 +22,14 @@ std::pair<DataType, Shape> infer_base(const OpKernel& base, InferContext& ctx, s
 }
 
 Tensor& compute_base(const OpKernel& base, KernelContext& ctx, size_t count) {
-  // The base's own shape rule gives the output shape, so the output slot the
-  // runtime placed (a planned buffer) is used as it is.
-  std::vector<ValueFacts> facts;
-  std::vector<const Tensor*> inputs;
-  for (size_t i = 0; i < count && i < ctx.num_inputs(); ++i) {
-    const Tensor* input = ctx.has_input(i) ? &ctx.input(i) : nullptr;
-    facts.push_back(input ? ValueFacts{input->dtype(), input->shape(), nullptr} : ValueFacts{});
-    inputs.push_back(input);
-  }
-  InferContext shape_rule(ctx.node(), std::move(facts), 1);
-  base.infer(shape_rule);
-  const auto& inferred = shape_rule.outputs().at(0);
-  if (!inferred || !inferred->second) {
-    ctx.node().fail(ErrorCode::kRuntime, "the {} shape rule left the output shape unknown",
-                    base.op_type);
-  }
-  Tensor& output = ctx.output(0, inferred->first, *inferred->second);
-  std::vector<Tensor> inner_outputs{output};  // shares output's memory
-  KernelContext inner(ctx.node(), std::move(inputs), inner_outputs);
+  // The base kernel writes this node's output 0 through a delegated context:
+  // into the buffer the runtime placed there when its shape matches, with
+  // this node's scratch, and without allocating anything of its own.
+  KernelContext inner = ctx.delegate(count);
   base.compute(inner);
-  const Tensor& written = inner_outputs.at(0);
-  if (written.raw_data() != output.raw_data()) {
-    if (written.shape() != output.shape() || written.dtype() != output.dtype()) {
-      ctx.node().fail(ErrorCode::kRuntime, "the {} kernel produced {}, its shape rule said {}",
-                      base.op_type, shape_to_string(written.shape()),
-                      shape_to_string(output.shape()));
-    }
-    std::memcpy(output.raw_data(), written.raw_data(), output.nbytes());
-  }
+  Tensor& output = ctx.written_output(0);
+  if (output.empty())
+    ctx.node().fail(ErrorCode::kRuntime, "the {} kernel wrote no output", base.op_type);
   return output;
 }
 

@@ -7,13 +7,14 @@
 #include "inferlab/kernels/reference/axis_layout.h"
 #include "inferlab/kernels/reference/element_types.h"
 #include "inferlab/kernels/reference/elementwise_ops.h"
+#include "inferlab/kernels/reference/node_errors.h"
 
 namespace inferlab::kernels::reference {
 namespace {
 
 Shape arg_output_shape(const NodeInfo& node, const Shape& shape, int64_t& axis) {
   const auto rank = static_cast<int64_t>(shape.size());
-  axis = normalize_axis(node.attr_int("axis", 0), rank, node.describe());
+  axis = naming_node(node, [&] { return normalize_axis(node.attr_int("axis", 0), rank, "axis"); });
   Shape out;
   for (int64_t d = 0; d < rank; ++d) {
     if (d != axis)
@@ -74,7 +75,7 @@ OpKernel arg_kernel(const char* op_type, bool is_max) {
     }
     Tensor& y = ctx.output(0, DataType::kInt64, shape);
     const bool take_last = node.attr_int("select_last_index", 0) != 0;
-    visit_numeric_dtype(x.dtype(), node.describe(), [&](auto tag) {
+    visit_numeric_dtype(x.dtype(), node.op_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (!std::is_same_v<T, bool>) arg_reduce<T>(is_max, take_last, x, layout, y);
     });

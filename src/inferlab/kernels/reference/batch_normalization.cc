@@ -128,7 +128,7 @@ void compute_batch_normalization(KernelContext& ctx) {
   const std::vector<double> bias = as_doubles(ctx.input(2));
   Statistics running{as_doubles(ctx.input(3)), as_doubles(ctx.input(4))};
   Tensor& y = ctx.output(0, x.dtype(), x.shape());
-  visit_float_dtype(x.dtype(), node.describe(), [&](auto tag) {
+  visit_float_dtype(x.dtype(), node.op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (!training) {
       normalize<T>(x.data<T>(), batch, groups, inner, running, scale, bias, epsilon, y.data<T>());
@@ -146,7 +146,7 @@ void compute_batch_normalization(KernelContext& ctx) {
   for (size_t i = 1; i < ctx.num_outputs() && i < 3; ++i) {
     const Tensor& source = ctx.input(2 + i);
     Tensor& out = ctx.output(i, source.dtype(), source.shape());
-    visit_float_dtype(source.dtype(), node.describe(), [&](auto tag) {
+    visit_float_dtype(source.dtype(), node.op_type(), [&](auto tag) {
       fill_from_doubles<typename decltype(tag)::type>(out, *updated[i - 1]);
     });
   }

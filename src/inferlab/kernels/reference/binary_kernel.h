@@ -30,7 +30,7 @@ inline Shape check_binary_inputs(const NodeInfo& node, DataType a, DataType b, c
 template <typename Op>
 void apply_binary(const NodeInfo& node, const Tensor& a, const Tensor& b, Tensor& y) {
   const Op op(node);
-  visit_numeric_dtype(a.dtype(), node.describe(), [&](auto tag) {
+  visit_numeric_dtype(a.dtype(), node.op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = arith_t<T>;
     if constexpr (std::is_invocable_v<const Op&, C, C>) {

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "inferlab/core/shape.h"
@@ -16,10 +17,12 @@ namespace inferlab::kernels::reference {
 
 // Broadcast of all `shapes`; throws kInvalidArgument naming the node when incompatible.
 Shape broadcast_all(const NodeInfo& node, const std::vector<Shape>& shapes);
+// The same for a braced list (no vector built: kernels call this per run).
+Shape broadcast_all(const NodeInfo& node, std::initializer_list<Shape> shapes);
 
 // Strides (in elements) for reading `input` as if it had shape `output`:
 // right-aligned, zero where the input dimension is 1 or missing.
-std::vector<int64_t> broadcast_strides(const Shape& input, const Shape& output);
+Shape broadcast_strides(const Shape& input, const Shape& output);
 
 // Calls fn(out_index, offsets) for every element of `out_shape`, where
 // offsets[k] is the element of input k that broadcasts to it. Every input
@@ -51,10 +54,10 @@ void for_each_broadcast(const Shape& out_shape, const std::array<Shape, N>& in_s
   }
   // General path: a tight loop over the innermost dimension, an odometer over the rest.
   const size_t rank = out_shape.size();
-  std::array<std::vector<int64_t>, N> strides;
+  std::array<Shape, N> strides;
   for (size_t k = 0; k < N; ++k) strides[k] = broadcast_strides(in_shapes[k], out_shape);
   const int64_t inner = out_shape[rank - 1];
-  std::vector<int64_t> counter(rank, 0);
+  Shape counter(rank, 0);
   std::array<int64_t, N> base{};
   int64_t out_index = 0;
   while (out_index < total) {

@@ -112,9 +112,9 @@ void convert_all(const NodeInfo& node, const From* in, To* out, int64_t count) {
 }
 
 void cast_tensor(const NodeInfo& node, const Tensor& x, Tensor& y) {
-  visit_any_dtype(x.dtype(), node.describe(), [&](auto from_tag) {
+  visit_any_dtype(x.dtype(), node.op_type(), [&](auto from_tag) {
     using From = typename decltype(from_tag)::type;
-    visit_any_dtype(y.dtype(), node.describe(), [&](auto to_tag) {
+    visit_any_dtype(y.dtype(), node.op_type(), [&](auto to_tag) {
       using To = typename decltype(to_tag)::type;
       convert_all(node, x.data<From>(), y.data<To>(), x.numel());
     });

@@ -57,7 +57,7 @@ void compute_clip(KernelContext& ctx) {
   }
   check_clip_inputs(ctx.node(), x.dtype(), bounds);
   Tensor& y = ctx.output(0, x.dtype(), x.shape());
-  visit_numeric_dtype(x.dtype(), ctx.node().describe(), [&](auto tag) {
+  visit_numeric_dtype(x.dtype(), ctx.node().op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = arith_t<T>;
     if constexpr (!std::is_same_v<T, bool>) {

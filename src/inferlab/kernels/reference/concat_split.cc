@@ -22,7 +22,7 @@ void copy_rows_tensor(const NodeInfo& node, const Tensor& src, int64_t src_row, 
                       Tensor& dst, int64_t dst_row, int64_t dst_offset, int64_t rows,
                       int64_t block) {
   if (rows == 0 || block == 0) return;
-  visit_any_dtype(src.dtype(), node.describe(), [&](auto tag) {
+  visit_any_dtype(src.dtype(), node.op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     copy_rows<T>(src.data<T>(), src_row, src_offset, dst.data<T>(), dst_row, dst_offset, rows,
                  block);

@@ -137,10 +137,10 @@ void im2col(const T* image, int64_t channels, const WindowGeometry& g, T* col) {
 // register tile, so those accumulate whole rows instead.
 template <typename T>
 void multiply_weights(const T* weights, int64_t m, int64_t depth, const T* rows, int64_t size,
-                      T* out) {
+                      T* out, T* workspace) {
   if (m >= 4) {
     gemm_blocked(GemmShape{m, size, depth}, false, false, T(1), weights, depth, rows, size, T(0),
-                 out, size);
+                 out, size, workspace);
     return;
   }
   for (int64_t i = 0; i < m; ++i) {
@@ -154,8 +154,18 @@ void multiply_weights(const T* weights, int64_t m, int64_t depth, const T* rows,
   }
 }
 
+// Working memory of run_conv, in elements: the im2col matrix, then the GEMM's panels.
+int64_t conv_scratch_elements(const ConvProblem& p, int64_t* col_size) {
+  const WindowGeometry& g = p.geometry;
+  const int64_t depth = p.in_channels / p.group * shape_numel(g.kernel);
+  const int64_t out_size = shape_numel(g.output);
+  *col_size = is_pointwise(g) ? 0 : checked_mul(depth, out_size, "im2col");
+  const int64_t aligned = (*col_size + 15) / 16 * 16;  // keeps the panels 64-byte aligned
+  return aligned + gemm_workspace_elements(GemmShape{p.out_channels / p.group, out_size, depth});
+}
+
 template <typename T>
-void run_conv(const ConvProblem& p, const T* x, const T* w, const T* bias, T* y) {
+void run_conv(const ConvProblem& p, const T* x, const T* w, const T* bias, T* y, T* scratch) {
   const WindowGeometry& g = p.geometry;
   const int64_t in_size = shape_numel(g.input);
   const int64_t out_size = shape_numel(g.output);
@@ -164,18 +174,21 @@ void run_conv(const ConvProblem& p, const T* x, const T* w, const T* bias, T* y)
   const int64_t depth = c_per_group * shape_numel(g.kernel);
   const bool pointwise = is_pointwise(g);
   // Uninitialized on purpose: im2col writes every element.
-  const int64_t col_size = pointwise ? 0 : checked_mul(depth, out_size, "im2col");
-  std::unique_ptr<T[]> col(new T[static_cast<size_t>(col_size)]);
+  int64_t col_size = 0;
+  conv_scratch_elements(p, &col_size);
+  T* const col = scratch;
+  T* const workspace = scratch + (col_size + 15) / 16 * 16;
   for (int64_t n = 0; n < p.batch; ++n) {
     for (int64_t grp = 0; grp < p.group; ++grp) {
       const T* image = x + (n * p.in_channels + grp * c_per_group) * in_size;
       const T* rhs = image;
       if (!pointwise) {
-        im2col(image, c_per_group, g, col.get());
-        rhs = col.get();
+        im2col(image, c_per_group, g, col);
+        rhs = col;
       }
       T* out = y + (n * p.out_channels + grp * m_per_group) * out_size;
-      multiply_weights(w + grp * m_per_group * depth, m_per_group, depth, rhs, out_size, out);
+      multiply_weights(w + grp * m_per_group * depth, m_per_group, depth, rhs, out_size, out,
+                       workspace);
     }
     if (bias == nullptr) continue;
     for (int64_t m = 0; m < p.out_channels; ++m) {
@@ -205,9 +218,12 @@ void compute_conv(KernelContext& ctx) {
     }
   }
   Tensor& y = ctx.output(0, x.dtype(), p.output_shape);
-  visit_float_dtype(x.dtype(), ctx.node().describe(), [&](auto tag) {
+  visit_float_dtype(x.dtype(), ctx.node().op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    run_conv<T>(p, x.data<T>(), w.data<T>(), bias ? bias->data<T>() : nullptr, y.data<T>());
+    int64_t col_size = 0;
+    T* scratch = ctx.scratch<T>(static_cast<size_t>(conv_scratch_elements(p, &col_size)));
+    run_conv<T>(p, x.data<T>(), w.data<T>(), bias ? bias->data<T>() : nullptr, y.data<T>(),
+                scratch);
   });
 }
 

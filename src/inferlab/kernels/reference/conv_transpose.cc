@@ -154,7 +154,7 @@ void compute_conv_transpose(KernelContext& ctx) {
     }
   }
   Tensor& y = ctx.output(0, x.dtype(), p.output_shape);
-  visit_float_dtype(x.dtype(), ctx.node().describe(), [&](auto tag) {
+  visit_float_dtype(x.dtype(), ctx.node().op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     run_conv_transpose<T>(p, x.data<T>(), w.data<T>(), bias ? bias->data<T>() : nullptr,
                           y.data<T>());

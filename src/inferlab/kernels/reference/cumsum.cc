@@ -6,6 +6,7 @@
 #include "inferlab/kernels/reference/axis_layout.h"
 #include "inferlab/kernels/reference/element_types.h"
 #include "inferlab/kernels/reference/elementwise_ops.h"
+#include "inferlab/kernels/reference/node_errors.h"
 
 namespace inferlab::kernels::reference {
 namespace {
@@ -19,7 +20,7 @@ int64_t cumsum_axis(const NodeInfo& node, const Tensor& axis, int64_t rank) {
     node.fail(ErrorCode::kInvalidArgument, "axis input must be a scalar, got shape {}",
               shape_to_string(axis.shape()));
   }
-  return normalize_axis(axis.to_int64_vector()[0], rank, node.describe());
+  return naming_node(node, [&] { return normalize_axis(axis.to_int64_vector()[0], rank, "axis"); });
 }
 
 template <typename Acc>
@@ -74,7 +75,7 @@ void compute_cumsum(KernelContext& ctx) {
   const bool exclusive = node.attr_int("exclusive", 0) != 0;
   const bool reverse = node.attr_int("reverse", 0) != 0;
   Tensor& y = ctx.output(0, x.dtype(), x.shape());
-  visit_numeric_dtype(x.dtype(), node.describe(), [&](auto tag) {
+  visit_numeric_dtype(x.dtype(), node.op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<T, bool>) cumulative_sum<T>(x, layout, exclusive, reverse, y);
   });

@@ -40,7 +40,7 @@ void compute_dropout(KernelContext& ctx) {
   if (ctx.num_outputs() < 2) return;
   const DataType dtype = mask_dtype(ctx.node(), x.dtype());
   Tensor& mask = ctx.output(1, dtype, x.shape());
-  visit_dtype(dtype, ctx.node().describe(), [&](auto tag) {
+  visit_dtype(dtype, ctx.node().op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* out = mask.data<T>();
     for (int64_t i = 0; i < mask.numel(); ++i) out[i] = T(1);

@@ -237,7 +237,7 @@ void compute_einsum(KernelContext& ctx) {
   const DataType dtype = inputs[0]->dtype();
   Tensor& out = ctx.output(0, dtype, output_shape(spec));
   if (einsum_as_batched_gemm(spec.inputs, spec.output, spec.sizes, inputs, out)) return;
-  visit_dtype(dtype, ctx.node().describe(), [&](auto tag) {
+  visit_dtype(dtype, ctx.node().op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool>) {
       ctx.node().fail(ErrorCode::kUnsupported, "element type bool is not supported");

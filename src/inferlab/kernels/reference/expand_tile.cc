@@ -1,6 +1,7 @@
 // Expand and Tile: both read each source element many times, so both are a
 // strided copy — Expand with stride 0 on broadcast dims, Tile as a copy into
 // the view [r0, d0, r1, d1, ...] of the output with stride 0 on each r.
+#include "inferlab/kernels/reference/node_errors.h"
 #include "inferlab/kernels/reference/tensor_op_util.h"
 #include "inferlab/kernels/reference/tensor_ops.h"
 
@@ -14,7 +15,7 @@ Shape expand_shape(const NodeInfo& node, const Shape& input, const Tensor& shape
       node.fail(ErrorCode::kInvalidArgument, "shape {} has a negative dim",
                 shape_to_string(requested));
   }
-  return broadcast_shapes(input, requested, node.describe());
+  return naming_node(node, [&] { return broadcast_shapes(input, requested, "shape"); });
 }
 
 void expand_compute(KernelContext& ctx) {
@@ -39,7 +40,7 @@ Shape tile_shape(const NodeInfo& node, const Shape& input, const Tensor& repeats
   Shape output(input.size());
   for (size_t i = 0; i < input.size(); ++i) {
     if (repeats[i] < 0) node.fail(ErrorCode::kInvalidArgument, "repeat {} is negative", repeats[i]);
-    output[i] = checked_mul(input[i], repeats[i], node.describe());
+    output[i] = naming_node(node, [&] { return checked_mul(input[i], repeats[i], "repeats"); });
   }
   return output;
 }

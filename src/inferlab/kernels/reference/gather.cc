@@ -30,23 +30,28 @@ void gather_compute(KernelContext& ctx) {
   require_index_type(node, indices_tensor.dtype());
   int64_t axis = 0;
   const Shape output_shape = gather_shape(node, data.shape(), indices_tensor.shape(), axis);
-  const auto indices = indices_tensor.to_int64_vector();
   const auto a = static_cast<size_t>(axis);
   const int64_t axis_size = data.shape()[a];
   const int64_t outer = dims_product(data.shape(), 0, a);
   const int64_t inner = dims_product(data.shape(), a + 1, data.shape().size());
-  std::vector<int64_t> rows(indices.size());
-  for (size_t j = 0; j < indices.size(); ++j)
-    rows[j] = checked_index(node, indices[j], axis_size, axis);
+  // Range-checked rows, in scratch (no per-run allocation).
+  const auto count = static_cast<size_t>(indices_tensor.numel());
+  int64_t* rows = ctx.scratch<int64_t>(count);
+  for (size_t j = 0; j < count; ++j) {
+    const int64_t index = indices_tensor.dtype() == DataType::kInt32
+                              ? indices_tensor.data<int32_t>()[j]
+                              : indices_tensor.data<int64_t>()[j];
+    rows[j] = checked_index(node, index, axis_size, axis);
+  }
   Tensor& out = ctx.output(0, data.dtype(), output_shape);
   if (out.numel() == 0) return;
-  visit_any_dtype(data.dtype(), node.describe(), [&](auto tag) {
+  visit_any_dtype(data.dtype(), node.op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = data.data<T>();
     T* dst = out.data<T>();
     for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t row : rows) {
-        const T* from = in + (o * axis_size + row) * inner;
+      for (size_t j = 0; j < count; ++j) {
+        const T* from = in + (o * axis_size + rows[j]) * inner;
         dst = std::copy(from, from + inner, dst);
       }
     }
@@ -69,7 +74,7 @@ void gather_elements_compute(KernelContext& ctx) {
       element_offsets_along_axis(node, data.shape(), shape, indices_tensor.to_int64_vector(), axis);
   Tensor& out = ctx.output(0, data.dtype(), shape);
   if (out.numel() == 0) return;
-  visit_any_dtype(data.dtype(), node.describe(), [&](auto tag) {
+  visit_any_dtype(data.dtype(), node.op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = data.data<T>();
     T* dst = out.data<T>();
@@ -142,7 +147,7 @@ void gather_nd_compute(KernelContext& ctx) {
   }
   Tensor& out = ctx.output(0, data.dtype(), plan.output);
   if (out.numel() == 0) return;
-  visit_any_dtype(data.dtype(), node.describe(), [&](auto tag) {
+  visit_any_dtype(data.dtype(), node.op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = data.data<T>();
     T* dst = out.data<T>();

@@ -69,7 +69,7 @@ void fill_with_c(const GemmProblem& p, const Tensor& c, double beta, T* y) {
 
 template <typename T>
 void run_gemm(const NodeInfo& node, const GemmProblem& p, const Tensor& a, const Tensor& b,
-              const Tensor* c, T* y) {
+              const Tensor* c, T* y, T* workspace) {
   const double alpha = node.attr_float("alpha", 1.0f);
   const double beta = node.attr_float("beta", 1.0f);
   const int64_t lda = a.dim(1);
@@ -81,7 +81,7 @@ void run_gemm(const NodeInfo& node, const GemmProblem& p, const Tensor& a, const
   }
   if constexpr (std::is_floating_point_v<T>) {
     gemm_blocked(GemmShape{p.m, p.n, p.k}, p.trans_a, p.trans_b, static_cast<T>(alpha), a.data<T>(),
-                 lda, b.data<T>(), ldb, T(1), y, p.n);
+                 lda, b.data<T>(), ldb, T(1), y, p.n, workspace);
   } else {
     // Integers: materialize op(A) and op(B) row-major, multiply, then scale.
     std::vector<T> a_rows(static_cast<size_t>(p.m * p.k));
@@ -128,12 +128,14 @@ void compute_gemm(KernelContext& ctx) {
   check_dtypes(ctx.node(), a.dtype(), b.dtype(), &c_dtype);
   const GemmProblem p = gemm_problem(ctx.node(), a.shape(), b.shape(), c ? &c->shape() : nullptr);
   Tensor& y = ctx.output(0, a.dtype(), {p.m, p.n});
-  visit_dtype(a.dtype(), ctx.node().describe(), [&](auto tag) {
+  visit_dtype(a.dtype(), ctx.node().op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
                   std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
                   std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t>) {
-      run_gemm<T>(ctx.node(), p, a, b, c, y.data<T>());
+      const int64_t workspace = gemm_workspace_elements(GemmShape{p.m, p.n, p.k});
+      run_gemm<T>(ctx.node(), p, a, b, c, y.data<T>(),
+                  ctx.scratch<T>(static_cast<size_t>(workspace)));
     }
   });
 }

@@ -6,6 +6,7 @@
 #include "inferlab/kernels/reference/gemm_f32.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace inferlab::kernels::reference {
@@ -136,14 +137,12 @@ T dot(const T* x, const T* y, int64_t count) {
 // or, for a transposed B, takes dot products with B's rows.
 template <typename T>
 void few_rows(const GemmShape& shape, const Operand<T>& a, const Operand<T>& b, T alpha, T* c,
-              int64_t ldc) {
-  std::vector<T> a_row(static_cast<size_t>(shape.k));
+              int64_t ldc, T* a_row) {
   for (int64_t i = 0; i < shape.m; ++i) {
     for (int64_t p = 0; p < shape.k; ++p) a_row[p] = alpha * a.at(i, p);
     T* c_row = c + i * ldc;
     if (b.transposed) {
-      for (int64_t j = 0; j < shape.n; ++j)
-        c_row[j] += dot(a_row.data(), b.data + j * b.ld, shape.k);
+      for (int64_t j = 0; j < shape.n; ++j) c_row[j] += dot(a_row, b.data + j * b.ld, shape.k);
       continue;
     }
     for (int64_t p = 0; p < shape.k; ++p) {
@@ -154,35 +153,50 @@ void few_rows(const GemmShape& shape, const Operand<T>& a, const Operand<T>& b, 
   }
 }
 
+// Sizes of the packed panels of B and A (or of the scaled row of A when
+// there are fewer rows than a micro-tile).
+template <typename T>
+std::pair<int64_t, int64_t> panel_elements(const GemmShape& shape) {
+  using B = Blocking<T>;
+  if (shape.m < B::kMr) return {shape.k, 0};
+  const int64_t nc_max = std::min(B::kNc, (shape.n + B::kNr - 1) / B::kNr * B::kNr);
+  const int64_t mc_max = std::min(B::kMc, (shape.m + B::kMr - 1) / B::kMr * B::kMr);
+  const int64_t kc_max = std::min(B::kKc, shape.k);
+  return {nc_max * kc_max, mc_max * kc_max};
+}
+
 template <typename T>
 void gemm(const GemmShape& shape, bool trans_a, bool trans_b, T alpha, const T* a, int64_t lda,
-          const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+          const T* b, int64_t ldb, T beta, T* c, int64_t ldc, T* workspace) {
   using B = Blocking<T>;
   scale_c(shape, beta, c, ldc);
   if (shape.m == 0 || shape.n == 0 || shape.k == 0 || alpha == T(0)) return;
   const Operand<T> op_a{a, lda, trans_a};
   const Operand<T> op_b{b, ldb, trans_b};
+  const auto [b_elements, a_elements] = panel_elements<T>(shape);
+  std::vector<T> own;
+  if (workspace == nullptr) {
+    own.resize(static_cast<size_t>(b_elements + a_elements));
+    workspace = own.data();
+  }
   if (shape.m < B::kMr) {
-    few_rows(shape, op_a, op_b, alpha, c, ldc);
+    few_rows(shape, op_a, op_b, alpha, c, ldc, workspace);
     return;
   }
-  const int64_t nc_max = std::min(B::kNc, (shape.n + B::kNr - 1) / B::kNr * B::kNr);
-  const int64_t mc_max = std::min(B::kMc, (shape.m + B::kMr - 1) / B::kMr * B::kMr);
-  const int64_t kc_max = std::min(B::kKc, shape.k);
-  std::vector<T> packed_b(static_cast<size_t>(nc_max * kc_max));
-  std::vector<T> packed_a(static_cast<size_t>(mc_max * kc_max));
+  T* const packed_b = workspace;
+  T* const packed_a = workspace + b_elements;
   for (int64_t j0 = 0; j0 < shape.n; j0 += B::kNc) {
     const int64_t nc = std::min(B::kNc, shape.n - j0);
     for (int64_t k0 = 0; k0 < shape.k; k0 += B::kKc) {
       const int64_t kc = std::min(B::kKc, shape.k - k0);
-      pack_b(op_b, k0, kc, j0, nc, packed_b.data());
+      pack_b(op_b, k0, kc, j0, nc, packed_b);
       for (int64_t i0 = 0; i0 < shape.m; i0 += B::kMc) {
         const int64_t mc = std::min(B::kMc, shape.m - i0);
-        pack_a(op_a, i0, mc, k0, kc, packed_a.data());
+        pack_a(op_a, i0, mc, k0, kc, packed_a);
         for (int64_t jr = 0; jr < nc; jr += B::kNr) {
-          const T* pb = packed_b.data() + (jr / B::kNr) * kc * B::kNr;
+          const T* pb = packed_b + (jr / B::kNr) * kc * B::kNr;
           for (int64_t ir = 0; ir < mc; ir += B::kMr) {
-            const T* pa = packed_a.data() + (ir / B::kMr) * kc * B::kMr;
+            const T* pa = packed_a + (ir / B::kMr) * kc * B::kMr;
             micro_kernel<T>(kc, pa, pb, alpha, c + (i0 + ir) * ldc + j0 + jr, ldc,
                             std::min(B::kMr, mc - ir), std::min(B::kNr, nc - jr));
           }
@@ -194,14 +208,23 @@ void gemm(const GemmShape& shape, bool trans_a, bool trans_b, T alpha, const T* 
 
 }  // namespace
 
+int64_t gemm_workspace_elements(const GemmShape& shape) {
+  // Float and double panels are sized alike in elements; take the larger.
+  const auto [fb, fa] = panel_elements<float>(shape);
+  const auto [db, da] = panel_elements<double>(shape);
+  return std::max(fb + fa, db + da);
+}
+
 void gemm_f32(const GemmShape& shape, bool trans_a, bool trans_b, float alpha, const float* a,
-              int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  gemm<float>(shape, trans_a, trans_b, alpha, a, lda, b, ldb, beta, c, ldc);
+              int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
+              float* workspace) {
+  gemm<float>(shape, trans_a, trans_b, alpha, a, lda, b, ldb, beta, c, ldc, workspace);
 }
 
 void gemm_f64(const GemmShape& shape, bool trans_a, bool trans_b, double alpha, const double* a,
-              int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  gemm<double>(shape, trans_a, trans_b, alpha, a, lda, b, ldb, beta, c, ldc);
+              int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc,
+              double* workspace) {
+  gemm<double>(shape, trans_a, trans_b, alpha, a, lda, b, ldb, beta, c, ldc, workspace);
 }
 
 }  // namespace inferlab::kernels::reference

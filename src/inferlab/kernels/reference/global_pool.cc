@@ -50,7 +50,7 @@ ComputeFunction compute_global_pool(GlobalPoolKind kind) {
     Tensor& y = ctx.output(0, x.dtype(), shape);
     const int64_t planes = x.dim(0) * x.dim(1);
     const int64_t plane_size = planes > 0 ? x.numel() / planes : 0;
-    visit_float_dtype(x.dtype(), ctx.node().describe(), [&](auto tag) {
+    visit_float_dtype(x.dtype(), ctx.node().op_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       global_pool<T>(kind, x.data<T>(), planes, plane_size, y.data<T>());
     });

@@ -56,7 +56,7 @@ void compute_instance_normalization(KernelContext& ctx) {
   const int64_t batch = x.dim(0);
   const int64_t channels = x.dim(1);
   const int64_t inner = batch * channels > 0 ? x.numel() / (batch * channels) : 0;
-  visit_float_dtype(x.dtype(), ctx.node().describe(), [&](auto tag) {
+  visit_float_dtype(x.dtype(), ctx.node().op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     instance_normalize<T>(x.data<T>(), scale.data<T>(), bias.data<T>(), batch, channels, inner,
                           ctx.node().attr_float("epsilon", 1e-5f), y.data<T>());

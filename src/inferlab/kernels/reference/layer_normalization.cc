@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "inferlab/kernels/reference/nn_ops.h"
+#include "inferlab/kernels/reference/node_errors.h"
 
 namespace inferlab::kernels::reference {
 namespace {
@@ -38,7 +39,8 @@ LayerNormProblem layer_norm_problem(const NodeInfo& node, const Shape& x, const 
                                     const Shape* bias) {
   if (x.empty()) node.fail(ErrorCode::kInvalidArgument, "input X must not be a scalar");
   const int64_t rank = static_cast<int64_t>(x.size());
-  const int64_t axis = normalize_axis(node.attr_int("axis", -1), rank, node.describe() + " axis");
+  const int64_t axis =
+      naming_node(node, [&] { return normalize_axis(node.attr_int("axis", -1), rank, "axis"); });
   LayerNormProblem p;
   p.normalized.assign(x.begin() + axis, x.end());
   p.outer = shape_numel(Shape(x.begin(), x.begin() + axis));
@@ -56,11 +58,10 @@ LayerNormProblem layer_norm_problem(const NodeInfo& node, const Shape& x, const 
 }
 
 // Expands a right-aligned, broadcastable parameter into one value per normalized element.
-std::vector<double> expand_param(const Tensor& param, const Shape& normalized) {
+void expand_param(const Tensor& param, const Shape& normalized, double* out) {
   const int64_t count = shape_numel(normalized);
-  std::vector<double> out(static_cast<size_t>(count));
   const Shape& shape = param.shape();
-  const std::vector<int64_t> strides = shape_strides(shape);
+  const Shape strides = shape_strides(shape);
   for (int64_t flat = 0; flat < count; ++flat) {
     int64_t rest = flat;
     int64_t source = 0;
@@ -75,13 +76,11 @@ std::vector<double> expand_param(const Tensor& param, const Shape& normalized) {
     }
     out[flat] = param.element_as_double(source);
   }
-  return out;
 }
 
 template <typename T, typename S>
-void layer_normalize(const LayerNormProblem& p, const T* x, const std::vector<double>& scale,
-                     const std::vector<double>& bias, double epsilon, T* y, S* mean_out,
-                     S* inv_std_out) {
+void layer_normalize(const LayerNormProblem& p, const T* x, const double* scale, const double* bias,
+                     double epsilon, T* y, S* mean_out, S* inv_std_out) {
   for (int64_t o = 0; o < p.outer; ++o) {
     const T* src = x + o * p.inner;
     T* dst = y + o * p.inner;
@@ -93,7 +92,8 @@ void layer_normalize(const LayerNormProblem& p, const T* x, const std::vector<do
     const double var = p.inner > 0 ? squares / static_cast<double>(p.inner) : 0.0;
     const double inv_std = 1.0 / std::sqrt(var + epsilon);
     for (int64_t i = 0; i < p.inner; ++i) {
-      dst[i] = static_cast<T>((src[i] - mean) * inv_std * scale[i] + (bias.empty() ? 0 : bias[i]));
+      dst[i] =
+          static_cast<T>((src[i] - mean) * inv_std * scale[i] + (bias == nullptr ? 0 : bias[i]));
     }
     if (mean_out != nullptr) mean_out[o] = static_cast<S>(mean);
     if (inv_std_out != nullptr) inv_std_out[o] = static_cast<S>(inv_std);
@@ -113,16 +113,19 @@ void compute_layer_normalization(KernelContext& ctx) {
   const Tensor* bias = ctx.has_input(2) ? &ctx.input(2) : nullptr;
   const LayerNormProblem p = layer_norm_problem(ctx.node(), x.shape(), ctx.input(1).shape(),
                                                 bias ? &bias->shape() : nullptr);
-  const std::vector<double> scale = expand_param(ctx.input(1), p.normalized);
-  const std::vector<double> shift =
-      bias ? expand_param(*bias, p.normalized) : std::vector<double>();
+  // Scale and bias expanded to one value per normalized element, in scratch.
+  const auto count = static_cast<size_t>(shape_numel(p.normalized));
+  double* scale = ctx.scratch<double>(2 * count);
+  double* shift = bias ? scale + count : nullptr;
+  expand_param(ctx.input(1), p.normalized, scale);
+  if (bias) expand_param(*bias, p.normalized, shift);
   const double epsilon = ctx.node().attr_float("epsilon", 1e-5f);
   Tensor& y = ctx.output(0, x.dtype(), x.shape());
   Tensor* mean = ctx.num_outputs() > 1 ? &ctx.output(1, p.stats_dtype, p.stats_shape) : nullptr;
   Tensor* inv_std = ctx.num_outputs() > 2 ? &ctx.output(2, p.stats_dtype, p.stats_shape) : nullptr;
-  visit_float_dtype(x.dtype(), ctx.node().describe(), [&](auto tag) {
+  visit_float_dtype(x.dtype(), ctx.node().op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    visit_float_dtype(p.stats_dtype, ctx.node().describe(), [&](auto stats_tag) {
+    visit_float_dtype(p.stats_dtype, ctx.node().op_type(), [&](auto stats_tag) {
       using S = typename decltype(stats_tag)::type;
       layer_normalize<T, S>(p, x.data<T>(), scale, shift, epsilon, y.data<T>(),
                             mean ? mean->data<S>() : nullptr,

@@ -58,7 +58,7 @@ void compute_lrn(KernelContext& ctx) {
   const int64_t batch = x.dim(0);
   const int64_t channels = x.dim(1);
   const int64_t inner = batch * channels > 0 ? x.numel() / (batch * channels) : 0;
-  visit_float_dtype(x.dtype(), ctx.node().describe(), [&](auto tag) {
+  visit_float_dtype(x.dtype(), ctx.node().op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     lrn<T>(ctx.node(), x.data<T>(), batch, channels, inner, y.data<T>());
   });

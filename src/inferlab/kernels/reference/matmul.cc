@@ -3,9 +3,12 @@
 // the shared blocked GEMM, folding A's batch into M when B has no batch.
 #include <vector>
 
+#include <algorithm>
+
 #include "inferlab/kernels/reference/gemm_f32.h"
 #include "inferlab/kernels/reference/matmul_util.h"
 #include "inferlab/kernels/reference/nn_ops.h"
+#include "inferlab/kernels/reference/node_errors.h"
 
 namespace inferlab::kernels::reference {
 namespace {
@@ -39,56 +42,53 @@ MatMulProblem matmul_problem(const NodeInfo& node, const Shape& a_in, const Shap
   }
   p.a_batch.assign(a.begin(), a.end() - 2);
   p.b_batch.assign(b.begin(), b.end() - 2);
-  p.batch = broadcast_shapes(p.a_batch, p.b_batch, node.describe() + " batch dims");
+  p.batch = naming_node(node, [&] { return broadcast_shapes(p.a_batch, p.b_batch, "batch dims"); });
   p.output_shape = p.batch;
   if (a_in.size() > 1) p.output_shape.push_back(p.m);
   if (b_in.size() > 1) p.output_shape.push_back(p.n);
   return p;
 }
 
-// For every flat index of the broadcast batch, the flat index into `own`.
-std::vector<int64_t> batch_sources(const Shape& batch, const Shape& own) {
-  const int64_t count = shape_numel(batch);
-  std::vector<int64_t> sources(static_cast<size_t>(count));
-  const std::vector<int64_t> own_strides = shape_strides(own);
+// The flat index into `own` of flat index `flat` of the broadcast batch.
+int64_t batch_source(const Shape& batch, const Shape& own, const Shape& own_strides, int64_t flat) {
   const size_t offset = batch.size() - own.size();
-  for (int64_t flat = 0; flat < count; ++flat) {
-    int64_t rest = flat;
-    int64_t source = 0;
-    for (size_t d = batch.size(); d-- > offset;) {
-      const int64_t coord = rest % batch[d];
-      rest /= batch[d];
-      if (own[d - offset] != 1) source += coord * own_strides[d - offset];
-    }
-    sources[flat] = source;
+  int64_t source = 0;
+  for (size_t d = batch.size(); d-- > offset;) {
+    const int64_t coord = flat % batch[d];
+    flat /= batch[d];
+    if (own[d - offset] != 1) source += coord * own_strides[d - offset];
   }
-  return sources;
+  return source;
 }
 
 template <typename T>
-void multiply(const MatMulProblem& p, const T* a, int64_t lda, const T* b, T* c, int64_t m) {
+void multiply(const MatMulProblem& p, const T* a, int64_t lda, const T* b, T* c, int64_t m,
+              T* workspace) {
   if constexpr (std::is_floating_point_v<T>) {
-    gemm_blocked(GemmShape{m, p.n, p.k}, false, false, T(1), a, lda, b, p.n, T(0), c, p.n);
+    gemm_blocked(GemmShape{m, p.n, p.k}, false, false, T(1), a, lda, b, p.n, T(0), c, p.n,
+                 workspace);
   } else {
     integer_matmul<T>(m, p.n, p.k, a, lda, b, p.n, c, p.n);
   }
 }
 
 template <typename T>
-void run_matmul(const MatMulProblem& p, const T* a, const T* b, T* y) {
+void run_matmul(const MatMulProblem& p, const T* a, const T* b, T* y, T* workspace) {
   const int64_t a_matrix = p.m * p.k;
   const int64_t b_matrix = p.k * p.n;
   const int64_t y_matrix = p.m * p.n;
   const int64_t batch = shape_numel(p.batch);
   if (shape_numel(p.b_batch) == 1 && shape_numel(p.a_batch) == batch) {
-    multiply<T>(p, a, p.k, b, y, batch * p.m);  // B shared by every batch: one tall GEMM
+    multiply<T>(p, a, p.k, b, y, batch * p.m, workspace);  // B shared: one tall GEMM
     return;
   }
-  const std::vector<int64_t> a_sources = batch_sources(p.batch, p.a_batch);
-  const std::vector<int64_t> b_sources = batch_sources(p.batch, p.b_batch);
+  const Shape a_strides = shape_strides(p.a_batch);
+  const Shape b_strides = shape_strides(p.b_batch);
   for (int64_t i = 0; i < batch; ++i) {
-    multiply<T>(p, a + a_sources[i] * a_matrix, p.k, b + b_sources[i] * b_matrix, y + i * y_matrix,
-                p.m);
+    const int64_t a_source = batch_source(p.batch, p.a_batch, a_strides, i);
+    const int64_t b_source = batch_source(p.batch, p.b_batch, b_strides, i);
+    multiply<T>(p, a + a_source * a_matrix, p.k, b + b_source * b_matrix, y + i * y_matrix, p.m,
+                workspace);
   }
 }
 
@@ -114,12 +114,16 @@ void compute_matmul(KernelContext& ctx) {
   check_dtypes(ctx.node(), a.dtype(), b.dtype());
   const MatMulProblem p = matmul_problem(ctx.node(), a.shape(), b.shape());
   Tensor& y = ctx.output(0, a.dtype(), p.output_shape);
-  visit_dtype(a.dtype(), ctx.node().describe(), [&](auto tag) {
+  visit_dtype(a.dtype(), ctx.node().op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
                   std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
                   std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t>) {
-      run_matmul<T>(p, a.data<T>(), b.data<T>(), y.data<T>());
+      const int64_t batch = shape_numel(p.batch);
+      const int64_t workspace = std::max(gemm_workspace_elements(GemmShape{batch * p.m, p.n, p.k}),
+                                         gemm_workspace_elements(GemmShape{p.m, p.n, p.k}));
+      run_matmul<T>(p, a.data<T>(), b.data<T>(), y.data<T>(),
+                    ctx.scratch<T>(static_cast<size_t>(workspace)));
     }
   });
 }

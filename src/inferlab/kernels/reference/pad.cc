@@ -99,7 +99,7 @@ void pad_compute(KernelContext& ctx) {
   const auto strides = shape_strides(input);
   Tensor& out = ctx.output(0, data.dtype(), output_shape);
   if (out.numel() == 0) return;
-  visit_any_dtype(data.dtype(), node.describe(), [&](auto tag) {
+  visit_any_dtype(data.dtype(), node.op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T fill{};
     if (node.opset() < 11) {

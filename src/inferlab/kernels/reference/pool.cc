@@ -3,6 +3,7 @@
 // walk: for every output position the per-dim range of kernel taps that land
 // inside the input is computed once, then the taps are visited.
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <string>
 #include <vector>
@@ -57,10 +58,20 @@ TapRange tap_range(const WindowGeometry& g, size_t dim, int64_t out_index) {
   return r;
 }
 
+// Per spatial dim (inline storage: pooling runs allocate nothing).
+using TapRanges = std::array<TapRange, Shape::kInlineDims>;
+
+TapRanges tap_ranges(const NodeInfo& node, const WindowGeometry& g) {
+  if (g.rank() > Shape::kInlineDims) {
+    node.fail(ErrorCode::kUnsupported, "pooling over {} spatial dims (at most {})", g.rank(),
+              Shape::kInlineDims);
+  }
+  return TapRanges{};
+}
+
 // Visits every valid tap of one window: visit(row_major_offset, per-dim coords).
 template <typename Visit>
-void for_each_tap(const WindowGeometry& g, const std::vector<TapRange>& ranges, Shape& coord,
-                  Visit&& visit) {
+void for_each_tap(const WindowGeometry& g, const TapRange* ranges, Shape& coord, Visit&& visit) {
   const size_t rank = g.rank();
   for (size_t i = 0; i < rank; ++i) {
     if (ranges[i].first >= ranges[i].last) return;
@@ -89,7 +100,7 @@ void average_pool(const NodeInfo& node, const PoolProblem& p, const T* x, T* y) 
   const bool include_pad = node.attr_int("count_include_pad", 0) != 0;
   const int64_t in_size = shape_numel(g.input);
   const int64_t out_size = shape_numel(g.output);
-  std::vector<TapRange> ranges(g.rank());
+  TapRanges ranges = tap_ranges(node, g);
   Shape out(g.rank(), 0);
   Shape coord(g.rank());
   for (int64_t o = 0; o < out_size; ++o) {
@@ -103,7 +114,7 @@ void average_pool(const NodeInfo& node, const PoolProblem& p, const T* x, T* y) 
     for (int64_t plane = 0; plane < p.planes; ++plane) {
       const T* image = x + plane * in_size;
       double sum = 0;
-      for_each_tap(g, ranges, coord, [&](int64_t offset) { sum += image[offset]; });
+      for_each_tap(g, ranges.data(), coord, [&](int64_t offset) { sum += image[offset]; });
       y[plane * out_size + o] =
           divisor > 0 ? static_cast<T>(sum / static_cast<double>(divisor)) : T(0);
     }
@@ -120,7 +131,7 @@ void max_pool(const NodeInfo& node, const PoolProblem& p, const T* x, T* y, int6
   const bool column_major = node.attr_int("storage_order", 0) != 0;
   const int64_t in_size = shape_numel(g.input);
   const int64_t out_size = shape_numel(g.output);
-  std::vector<TapRange> ranges(g.rank());
+  TapRanges ranges = tap_ranges(node, g);
   Shape out(g.rank(), 0);
   Shape coord(g.rank());
   for (int64_t o = 0; o < out_size; ++o) {
@@ -129,7 +140,7 @@ void max_pool(const NodeInfo& node, const PoolProblem& p, const T* x, T* y, int6
       const T* image = x + plane * in_size;
       T best = std::numeric_limits<T>::lowest();
       int64_t best_index = -1;
-      for_each_tap(g, ranges, coord, [&](int64_t offset) {
+      for_each_tap(g, ranges.data(), coord, [&](int64_t offset) {
         if (best_index >= 0 && !(image[offset] > best)) return;
         best = image[offset];
         if (!column_major) {
@@ -160,7 +171,7 @@ void compute_average_pool(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const PoolProblem p = pool_problem(ctx.node(), PoolKind::kAverage, x.shape());
   Tensor& y = ctx.output(0, x.dtype(), p.output_shape);
-  visit_float_dtype(x.dtype(), ctx.node().describe(), [&](auto tag) {
+  visit_float_dtype(x.dtype(), ctx.node().op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     average_pool<T>(ctx.node(), p, x.data<T>(), y.data<T>());
   });
@@ -189,7 +200,7 @@ void compute_max_pool(KernelContext& ctx) {
   int64_t* indices = nullptr;
   if (ctx.num_outputs() > 1)
     indices = ctx.output(1, DataType::kInt64, p.output_shape).data<int64_t>();
-  visit_dtype(x.dtype(), ctx.node().describe(), [&](auto tag) {
+  visit_dtype(x.dtype(), ctx.node().op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
                   std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>) {

@@ -65,10 +65,10 @@ void compute_pow(KernelContext& ctx) {
   const Tensor& b = ctx.input(1);
   const Shape shape = check_pow_inputs(node, a.dtype(), b.dtype(), a.shape(), b.shape());
   Tensor& y = ctx.output(0, a.dtype(), shape);
-  visit_numeric_dtype(a.dtype(), node.describe(), [&](auto base_tag) {
+  visit_numeric_dtype(a.dtype(), node.op_type(), [&](auto base_tag) {
     using B = typename decltype(base_tag)::type;
     if constexpr (!std::is_same_v<B, bool>) {
-      visit_numeric_dtype(b.dtype(), node.describe(), [&](auto exponent_tag) {
+      visit_numeric_dtype(b.dtype(), node.op_type(), [&](auto exponent_tag) {
         using E = typename decltype(exponent_tag)::type;
         if constexpr (!std::is_same_v<E, bool>) {
           const B* base = a.data<B>();

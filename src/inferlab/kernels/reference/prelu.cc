@@ -51,7 +51,7 @@ void compute_prelu(KernelContext& ctx) {
   check_prelu_types(ctx.node(), x.dtype(), slope.dtype());
   const Shape slope_shape = effective_slope_shape(ctx.node(), x.shape(), slope.shape());
   Tensor& y = ctx.output(0, x.dtype(), x.shape());
-  visit_numeric_dtype(x.dtype(), ctx.node().describe(), [&](auto tag) {
+  visit_numeric_dtype(x.dtype(), ctx.node().op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<T, bool>) {
       const T* in = x.data<T>();

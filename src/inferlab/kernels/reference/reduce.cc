@@ -15,6 +15,7 @@
 
 #include "inferlab/kernels/reference/element_types.h"
 #include "inferlab/kernels/reference/elementwise_ops.h"
+#include "inferlab/kernels/reference/node_errors.h"
 
 namespace inferlab::kernels::reference {
 namespace {
@@ -37,7 +38,8 @@ ReducePlan plan_reduction(const NodeInfo& node, const Shape& shape,
     plan.reduced.assign(shape.size(), false);
   }
   for (int64_t axis : axes) {
-    plan.reduced[static_cast<size_t>(normalize_axis(axis, rank, node.describe()))] = true;
+    plan.reduced[static_cast<size_t>(
+        naming_node(node, [&] { return normalize_axis(axis, rank, "axes"); }))] = true;
   }
   const bool keepdims = node.attr_int("keepdims", 1) != 0;
   for (size_t d = 0; d < shape.size(); ++d) {
@@ -218,7 +220,7 @@ void compute_reduce(Reduction reduction, KernelContext& ctx) {
     return;
   }
   Tensor& y = ctx.output(0, x.dtype(), plan.out_shape);
-  visit_numeric_dtype(x.dtype(), ctx.node().describe(), [&](auto tag) {
+  visit_numeric_dtype(x.dtype(), ctx.node().op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<T, bool>) reduce_tensor<T>(reduction, x, plan, y);
   });

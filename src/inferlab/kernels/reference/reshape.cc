@@ -3,6 +3,7 @@
 // so they cost nothing at run time; the work is in the shape rules.
 #include <set>
 
+#include "inferlab/kernels/reference/node_errors.h"
 #include "inferlab/kernels/reference/tensor_op_util.h"
 #include "inferlab/kernels/reference/tensor_ops.h"
 
@@ -11,7 +12,7 @@ namespace {
 
 // ONNX Reshape: 0 copies the input dim (or means 0 with allowzero), -1 is
 // inferred from the element count.
-Shape reshape_target(const NodeInfo& node, const Shape& input, const std::vector<int64_t>& request,
+Shape reshape_target(const NodeInfo& node, const Shape& input, const Shape& request,
                      bool allow_zero) {
   Shape output(request.size());
   int64_t inferred_axis = -1;
@@ -34,7 +35,7 @@ Shape reshape_target(const NodeInfo& node, const Shape& input, const std::vector
     if (dim < -1) node.fail(ErrorCode::kInvalidModel, "shape entry {} is {}", i, dim);
     if (request[i] == 0) has_zero = true;
     output[i] = dim;
-    known = checked_mul(known, dim, node.describe());
+    known = naming_node(node, [&] { return checked_mul(known, dim, "shape"); });
   }
   const int64_t count = shape_numel(input);
   if (inferred_axis >= 0) {

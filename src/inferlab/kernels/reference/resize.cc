@@ -50,7 +50,7 @@ std::vector<double> double_values(const Tensor& tensor) {
 
 std::vector<int64_t> resize_axes(const NodeInfo& node, size_t rank) {
   std::vector<int64_t> axes =
-      node.opset() >= 18 ? node.attr_ints("axes", {}) : std::vector<int64_t>{};
+      node.opset() >= 18 ? node.attr_ints("axes", {}).to_vector() : std::vector<int64_t>{};
   if (axes.empty()) {
     for (size_t i = 0; i < rank; ++i) axes.push_back(static_cast<int64_t>(i));
   }
@@ -385,7 +385,7 @@ void resize_compute(KernelContext& ctx) {
     axes.push_back(axis_taps(node, options, d, rank, data.shape()[d], geometry.output[d],
                              geometry.scales[d], from_sizes));
   }
-  visit_any_dtype(data.dtype(), node.describe(), [&](auto tag) {
+  visit_any_dtype(data.dtype(), node.op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, std::string>) {
       node.fail(ErrorCode::kInvalidModel, "cannot resize strings");

@@ -105,7 +105,7 @@ void apply_updates(const NodeInfo& node, const Tensor& data, const Tensor& updat
     node.fail(ErrorCode::kInvalidArgument, "updates are {}, data is {}",
               dtype_name(updates.dtype()), dtype_name(data.dtype()));
   }
-  visit_any_dtype(data.dtype(), node.describe(), [&](auto tag) {
+  visit_any_dtype(data.dtype(), node.op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = data.data<T>();
     const T* src = updates.data<T>();

@@ -83,7 +83,7 @@ OpKernel make_constant_of_shape() {
       node.fail(ErrorCode::kInvalidModel, "value must hold one element, holds {}", value.numel());
     }
     Tensor& out = ctx.output(0, value.dtype(), shape);
-    visit_any_dtype(value.dtype(), node.describe(), [&](auto tag) {
+    visit_any_dtype(value.dtype(), node.op_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       std::fill(out.data<T>(), out.data<T>() + out.numel(), value.data<T>()[0]);
     });
@@ -105,7 +105,7 @@ Tensor constant_value(const NodeInfo& node) {
     return Tensor::from_vector(values, {static_cast<int64_t>(values.size())});
   }
   if (node.has_attr("value_ints")) {
-    const auto values = node.attr_ints("value_ints");
+    const std::vector<int64_t> values = node.attr_ints("value_ints");
     return Tensor::from_vector(values, {static_cast<int64_t>(values.size())});
   }
   if (node.has_attr("value_strings")) {
@@ -173,7 +173,7 @@ OpKernel make_range() {
     const Tensor &start = ctx.input(0), &limit = ctx.input(1), &delta = ctx.input(2);
     const int64_t count = range_count(ctx.node(), start, limit, delta);
     Tensor& out = ctx.output(0, start.dtype(), {count});
-    visit_dtype(start.dtype(), ctx.node().describe(), [&](auto tag) {
+    visit_dtype(start.dtype(), ctx.node().op_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (std::is_same_v<T, bool>) {
         ctx.node().fail(ErrorCode::kInvalidModel, "Range is not defined for bool");

@@ -7,14 +7,15 @@
 namespace inferlab::kernels::reference {
 namespace {
 
+// Shapes (small vectors): reading them per run allocates nothing.
 struct SliceArgs {
-  std::vector<int64_t> starts, ends, axes, steps;
+  Shape starts, ends, axes, steps;
 };
 
 struct SlicePlan {
   Shape output;
-  int64_t base = 0;                  // source offset of the first element
-  std::vector<int64_t> src_strides;  // per output dim
+  int64_t base = 0;   // source offset of the first element
+  Shape src_strides;  // per output dim
 };
 
 SlicePlan plan_slice(const NodeInfo& node, const Shape& input, SliceArgs args) {
@@ -33,11 +34,11 @@ SlicePlan plan_slice(const NodeInfo& node, const Shape& input, SliceArgs args) {
   }
   const auto strides = shape_strides(input);
   SlicePlan plan{input, 0, strides};
-  std::vector<bool> seen(input.size(), false);
+  Shape seen(input.size(), 0);
   for (size_t i = 0; i < count; ++i) {
     const auto axis = static_cast<size_t>(node_axis(node, args.axes[i], rank));
-    if (seen[axis]) node.fail(ErrorCode::kInvalidModel, "axis {} is repeated", args.axes[i]);
-    seen[axis] = true;
+    if (seen[axis] != 0) node.fail(ErrorCode::kInvalidModel, "axis {} is repeated", args.axes[i]);
+    seen[axis] = 1;
     const int64_t dim = input[axis], step = args.steps[i];
     if (step == 0) node.fail(ErrorCode::kInvalidModel, "step for axis {} is 0", args.axes[i]);
     int64_t start = args.starts[i], end = args.ends[i];
@@ -69,7 +70,7 @@ bool slice_args(const NodeInfo& node, size_t num_inputs, ValueOf value_of, Slice
     args.axes = node.attr_ints("axes", {});
     return true;
   }
-  std::vector<int64_t>* targets[] = {&args.starts, &args.ends, &args.axes, &args.steps};
+  Shape* targets[] = {&args.starts, &args.ends, &args.axes, &args.steps};
   const char* names[] = {"starts", "ends", "axes", "steps"};
   for (size_t i = 1; i < 5 && i < num_inputs; ++i) {
     bool present = true;

@@ -10,6 +10,7 @@
 #include "inferlab/kernels/reference/axis_layout.h"
 #include "inferlab/kernels/reference/element_types.h"
 #include "inferlab/kernels/reference/elementwise_ops.h"
+#include "inferlab/kernels/reference/node_errors.h"
 
 namespace inferlab::kernels::reference {
 namespace {
@@ -17,7 +18,9 @@ namespace {
 AxisLayout softmax_layout(const NodeInfo& node, const Shape& shape) {
   const auto rank = static_cast<int64_t>(shape.size());
   if (node.opset() >= 13) {
-    return axis_layout(shape, normalize_axis(node.attr_int("axis", -1), rank, node.describe()));
+    return axis_layout(shape, naming_node(node, [&] {
+                         return normalize_axis(node.attr_int("axis", -1), rank, "axis");
+                       }));
   }
   // Coerced to 2-D: axis == rank is allowed and makes every element its own row.
   int64_t axis = node.attr_int("axis", 1);
@@ -73,7 +76,7 @@ OpKernel softmax_kernel(const char* op_type, bool log_form) {
     check_input_type(ctx.node(), 0, x.dtype(), kFloatTypes);
     const AxisLayout layout = softmax_layout(ctx.node(), x.shape());
     Tensor& y = ctx.output(0, x.dtype(), x.shape());
-    visit_numeric_dtype(x.dtype(), ctx.node().describe(), [&](auto tag) {
+    visit_numeric_dtype(x.dtype(), ctx.node().op_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (!std::is_same_v<T, bool>) softmax<T>(log_form, x, layout, y);
     });

@@ -21,8 +21,8 @@ namespace inferlab::kernels::reference {
 // Copies `shape` elements into dst (row-major, dense) from
 // src[base + sum(index[i] * src_strides[i])].
 template <typename T>
-void strided_copy(const T* src, int64_t base, const Shape& shape,
-                  const std::vector<int64_t>& src_strides, T* dst) {
+void strided_copy(const T* src, int64_t base, const Shape& shape, const Shape& src_strides,
+                  T* dst) {
   const int64_t total = shape_numel(shape);
   if (total == 0) return;
   const size_t rank = shape.size();
@@ -32,7 +32,7 @@ void strided_copy(const T* src, int64_t base, const Shape& shape,
   }
   const int64_t inner = shape[rank - 1];
   const int64_t inner_stride = src_strides[rank - 1];
-  std::vector<int64_t> index(rank, 0);
+  Shape index(rank, 0);
   int64_t offset = base;
   for (int64_t out = 0; out < total; out += inner) {
     if (inner_stride == 1) {
@@ -51,25 +51,32 @@ void strided_copy(const T* src, int64_t base, const Shape& shape,
 
 // Type-dispatched strided_copy from tensor `src` into tensor `dst` (same dtype,
 // dst.shape() == shape).
-inline void strided_copy_tensor(const Tensor& src, int64_t base,
-                                const std::vector<int64_t>& src_strides, Tensor& dst,
-                                const NodeInfo& node) {
+inline void strided_copy_tensor(const Tensor& src, int64_t base, const Shape& src_strides,
+                                Tensor& dst, const NodeInfo& node) {
   if (dst.numel() == 0) return;
-  visit_any_dtype(src.dtype(), node.describe(), [&](auto tag) {
+  visit_any_dtype(src.dtype(), node.op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     strided_copy<T>(src.data<T>(), base, dst.shape(), src_strides, dst.data<T>());
   });
 }
 
 // An integer input (axes, pads, repeats, shape) as int64, naming the node
-// and the input when it is not an integer tensor.
-inline std::vector<int64_t> int64_values(const NodeInfo& node, const Tensor& tensor,
-                                         const char* what) {
+// and the input when it is not an integer tensor. A Shape (small vector):
+// reading a short shape or axes input per run allocates nothing.
+inline Shape int64_values(const NodeInfo& node, const Tensor& tensor, const char* what) {
   if (!is_integer_dtype(tensor.dtype())) {
     node.fail(ErrorCode::kInvalidModel, "input '{}' must be an integer tensor, got {}", what,
               dtype_name(tensor.dtype()));
   }
-  return tensor.to_int64_vector();
+  Shape values(static_cast<size_t>(tensor.numel()));
+  visit_dtype(tensor.dtype(), what, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      const T* in = tensor.data<T>();
+      for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int64_t>(in[i]);
+    }
+  });
+  return values;
 }
 
 // normalize_axis with the node named in the error.

@@ -125,7 +125,7 @@ OpKernel topk_kernel() {
       scratch = Tensor(DataType::kInt64, shape);
     }
     Tensor& values = ctx.output(0, data.dtype(), shape);
-    visit_any_dtype(data.dtype(), node.describe(), [&](auto tag) {
+    visit_any_dtype(data.dtype(), node.op_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (std::is_same_v<T, std::string>) {
         node.fail(ErrorCode::kInvalidModel, "TopK is not defined for strings");

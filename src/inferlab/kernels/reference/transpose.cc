@@ -7,8 +7,8 @@
 namespace inferlab::kernels::reference {
 namespace {
 
-std::vector<int64_t> transpose_perm(const NodeInfo& node, size_t rank) {
-  std::vector<int64_t> perm(rank);
+Shape transpose_perm(const NodeInfo& node, size_t rank) {
+  Shape perm(rank);
   for (size_t i = 0; i < rank; ++i) perm[i] = static_cast<int64_t>(rank - 1 - i);
   if (!node.has_attr("perm")) return perm;
   perm = node.attr_ints("perm");
@@ -16,18 +16,18 @@ std::vector<int64_t> transpose_perm(const NodeInfo& node, size_t rank) {
     node.fail(ErrorCode::kInvalidModel, "perm has {} entries for an input of rank {}", perm.size(),
               rank);
   }
-  std::vector<bool> seen(rank, false);
+  Shape seen(rank, 0);
   for (int64_t& axis : perm) {
     axis = node_axis(node, axis, static_cast<int64_t>(rank));
-    if (seen[static_cast<size_t>(axis)]) {
+    if (seen[static_cast<size_t>(axis)] != 0) {
       node.fail(ErrorCode::kInvalidModel, "perm repeats axis {}", axis);
     }
-    seen[static_cast<size_t>(axis)] = true;
+    seen[static_cast<size_t>(axis)] = 1;
   }
   return perm;
 }
 
-Shape permute(const Shape& shape, const std::vector<int64_t>& perm) {
+Shape permute(const Shape& shape, const Shape& perm) {
   Shape out(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) out[i] = shape[static_cast<size_t>(perm[i])];
   return out;
@@ -36,10 +36,10 @@ Shape permute(const Shape& shape, const std::vector<int64_t>& perm) {
 // Copies `data` viewed as `view_shape` (same element count), permuted by `perm`,
 // into output 0 with `output_shape`.
 void permuted_copy(KernelContext& ctx, const Tensor& data, const Shape& view_shape,
-                   const std::vector<int64_t>& perm, const Shape& output_shape) {
+                   const Shape& perm, const Shape& output_shape) {
   const auto view_strides = shape_strides(view_shape);
   const Shape permuted = permute(view_shape, perm);
-  const std::vector<int64_t> strides = permute(view_strides, perm);
+  const Shape strides = permute(view_strides, perm);
   Tensor& out = ctx.output(0, data.dtype(), output_shape);
   Tensor view = out.reshaped(permuted);
   strided_copy_tensor(data, 0, strides, view, ctx.node());
@@ -66,7 +66,7 @@ OpKernel make_transpose() {
 // DepthToSpace (to_depth = false) or SpaceToDepth (to_depth = true).
 struct BlockRearrangement {
   Shape view;
-  std::vector<int64_t> perm;
+  Shape perm;
   Shape output;
 };
 

@@ -38,7 +38,7 @@ OpKernel trilu_kernel() {
     const int64_t rows = shape[shape.size() - 2], cols = shape.back();
     const int64_t matrices = dims_product(shape, 0, shape.size() - 2);
     Tensor& out = ctx.output(0, data.dtype(), shape);
-    visit_any_dtype(data.dtype(), node.describe(), [&](auto tag) {
+    visit_any_dtype(data.dtype(), node.op_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* in = data.data<T>();
       T* dst = out.data<T>();

@@ -20,7 +20,7 @@ using TypesAtOpset = TypeSet (*)(int64_t opset);
 template <typename Op>
 void apply_unary(const NodeInfo& node, const Tensor& x, Tensor& y) {
   const Op op(node);
-  visit_numeric_dtype(x.dtype(), node.describe(), [&](auto tag) {
+  visit_numeric_dtype(x.dtype(), node.op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = arith_t<T>;
     if constexpr (std::is_invocable_v<const Op&, C>) {

@@ -99,7 +99,7 @@ OpKernel variadic_kernel(const char* op_type, Fold fold) {
     }
     const Shape shape = check_variadic(ctx.node(), fold, dtypes, shapes);
     Tensor& y = ctx.output(0, dtypes[0], shape);
-    visit_numeric_dtype(dtypes[0], ctx.node().describe(), [&](auto tag) {
+    visit_numeric_dtype(dtypes[0], ctx.node().op_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (!std::is_same_v<T, bool>) fold_inputs<T>(fold, inputs, y);
     });
@@ -131,7 +131,7 @@ void compute_where(KernelContext& ctx) {
   const Shape shape = check_where(ctx.node(), {condition.dtype(), x.dtype(), y.dtype()},
                                   {condition.shape(), x.shape(), y.shape()});
   Tensor& out = ctx.output(0, x.dtype(), shape);
-  visit_any_dtype(x.dtype(), ctx.node().describe(), [&](auto tag) {
+  visit_any_dtype(x.dtype(), ctx.node().op_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const bool* pick_x = condition.data<bool>();
     const T* px = x.data<T>();

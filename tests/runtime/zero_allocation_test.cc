@@ -1,0 +1,210 @@
+// Steady-state runs with the bind-then-run API make no heap allocation, on
+// any thread: this binary replaces malloc and every operator new with
+// counting versions (forwarding to glibc's __libc_* functions) and counts
+// while a run is in flight. Its own binary: the hooks must not touch other
+// tests. On failure it prints where the first counted allocation came from.
+#include <execinfo.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <new>
+
+#include <gtest/gtest.h>
+
+#include "inferlab/core/npy.h"
+#include "inferlab/runtime/session.h"
+#include "test_util.h"
+
+extern "C" {
+void* __libc_malloc(size_t size);
+void* __libc_calloc(size_t count, size_t size);
+void* __libc_realloc(void* pointer, size_t size);
+void* __libc_memalign(size_t alignment, size_t size);
+void __libc_free(void* pointer);
+}
+
+namespace {
+
+std::atomic<bool> counting{false};
+std::atomic<int64_t> allocations{0};
+// Backtraces of the first allocations from distinct callers (one at a time).
+constexpr int kMaxSites = 6;
+constexpr int kMaxFrames = 32;
+std::atomic<bool> capturing{false};
+void* site_frames[kMaxSites][kMaxFrames];
+int site_frame_counts[kMaxSites];
+int sites = 0;
+
+void capture_site() {
+  void* frames[kMaxFrames];
+  const int count = backtrace(frames, kMaxFrames);  // initialized before counting starts
+  for (int s = 0; s < sites; ++s) {
+    if (count > 3 && site_frame_counts[s] > 3 && site_frames[s][3] == frames[3]) return;
+  }
+  if (sites == kMaxSites) return;
+  for (int f = 0; f < count; ++f) site_frames[sites][f] = frames[f];
+  site_frame_counts[sites++] = count;
+}
+
+void note_allocation() {
+  if (!counting.load(std::memory_order_relaxed)) return;
+  allocations.fetch_add(1, std::memory_order_relaxed);
+  bool expected = false;
+  if (capturing.compare_exchange_strong(expected, true)) {
+    capture_site();
+    capturing = false;
+  }
+}
+
+void* checked(void* pointer) {
+  if (pointer == nullptr) throw std::bad_alloc();
+  return pointer;
+}
+
+}  // namespace
+
+extern "C" {
+void* malloc(size_t size) {
+  note_allocation();
+  return __libc_malloc(size);
+}
+void* calloc(size_t count, size_t size) {
+  note_allocation();
+  return __libc_calloc(count, size);
+}
+void* realloc(void* pointer, size_t size) {
+  note_allocation();
+  return __libc_realloc(pointer, size);
+}
+void* aligned_alloc(size_t alignment, size_t size) {
+  note_allocation();
+  return __libc_memalign(alignment, size);
+}
+void* memalign(size_t alignment, size_t size) {
+  note_allocation();
+  return __libc_memalign(alignment, size);
+}
+int posix_memalign(void** out, size_t alignment, size_t size) {
+  note_allocation();
+  void* pointer = __libc_memalign(alignment, size);
+  if (pointer == nullptr) return ENOMEM;
+  *out = pointer;
+  return 0;
+}
+void free(void* pointer) { __libc_free(pointer); }
+}
+
+void* operator new(size_t size) {
+  note_allocation();
+  return checked(__libc_malloc(size == 0 ? 1 : size));
+}
+void* operator new[](size_t size) {
+  note_allocation();
+  return checked(__libc_malloc(size == 0 ? 1 : size));
+}
+void* operator new(size_t size, const std::nothrow_t&) noexcept {
+  note_allocation();
+  return __libc_malloc(size == 0 ? 1 : size);
+}
+void* operator new[](size_t size, const std::nothrow_t&) noexcept {
+  note_allocation();
+  return __libc_malloc(size == 0 ? 1 : size);
+}
+void* operator new(size_t size, std::align_val_t alignment) {
+  note_allocation();
+  return checked(__libc_memalign(static_cast<size_t>(alignment), size == 0 ? 1 : size));
+}
+void* operator new[](size_t size, std::align_val_t alignment) {
+  note_allocation();
+  return checked(__libc_memalign(static_cast<size_t>(alignment), size == 0 ? 1 : size));
+}
+void* operator new(size_t size, std::align_val_t alignment, const std::nothrow_t&) noexcept {
+  note_allocation();
+  return __libc_memalign(static_cast<size_t>(alignment), size == 0 ? 1 : size);
+}
+void* operator new[](size_t size, std::align_val_t alignment, const std::nothrow_t&) noexcept {
+  note_allocation();
+  return __libc_memalign(static_cast<size_t>(alignment), size == 0 ? 1 : size);
+}
+void operator delete(void* pointer) noexcept { __libc_free(pointer); }
+void operator delete[](void* pointer) noexcept { __libc_free(pointer); }
+void operator delete(void* pointer, size_t) noexcept { __libc_free(pointer); }
+void operator delete[](void* pointer, size_t) noexcept { __libc_free(pointer); }
+void operator delete(void* pointer, std::align_val_t) noexcept { __libc_free(pointer); }
+void operator delete[](void* pointer, std::align_val_t) noexcept { __libc_free(pointer); }
+void operator delete(void* pointer, size_t, std::align_val_t) noexcept { __libc_free(pointer); }
+void operator delete[](void* pointer, size_t, std::align_val_t) noexcept { __libc_free(pointer); }
+void operator delete(void* pointer, const std::nothrow_t&) noexcept { __libc_free(pointer); }
+void operator delete[](void* pointer, const std::nothrow_t&) noexcept { __libc_free(pointer); }
+
+namespace inferlab {
+namespace {
+
+using runtime::Session;
+using runtime::TensorMap;
+
+std::string model_base(const std::string& name) { return testing::cache_dir() + "/models/" + name; }
+
+// Allocations counted during `runs` bound runs of `session`.
+int64_t count_allocations(Session& session, int runs) {
+  allocations = 0;
+  sites = 0;
+  counting = true;
+  for (int i = 0; i < runs; ++i) session.run();
+  counting = false;
+  return allocations.load();
+}
+
+void print_allocation_sites() {
+  for (int s = 0; s < sites; ++s) {
+    std::fprintf(stderr, "counted allocation site %d:\n", s + 1);
+    backtrace_symbols_fd(site_frames[s], site_frame_counts[s], STDERR_FILENO);
+  }
+}
+
+void expect_steady_state_without_allocation(const std::string& name) {
+  const std::string base = model_base(name);
+  if (!std::filesystem::exists(base + ".onnx")) GTEST_SKIP() << base << ".onnx is missing";
+  Session session = Session::load(base + ".onnx");
+  ASSERT_EQ(session.inputs().size(), 1u);
+  ASSERT_EQ(session.outputs().size(), 1u);
+  const Tensor input = read_npy(base + ".input.npy");
+  const Tensor expected = read_npy(base + ".output.npy");
+  const model::ValueInfo& output_info = session.outputs()[0];
+  Tensor output(output_info.dtype, output_info.static_shape());
+  session.bind({{session.inputs()[0].name, input}}, {{output_info.name, output}});
+  void* warm_up[4];
+  backtrace(warm_up, 4);  // loads the unwinder now, not inside the counted window
+  session.run();          // the first run builds the plan and grows scratch buffers
+  const int64_t counted = count_allocations(session, 3);
+  if (counted != 0) print_allocation_sites();
+  EXPECT_EQ(counted, 0) << name << ": heap allocations during runs 2..4";
+  EXPECT_EQ(session.bound_outputs().at(output_info.name).raw_data(), output.raw_data());
+  EXPECT_LE(testing::relative_error(output, expected), 1e-4) << name;
+}
+
+TEST(ZeroAllocation, Resnet50SteadyStateRunsAllocateNothing) {
+  expect_steady_state_without_allocation("resnet50_op17");
+}
+
+TEST(ZeroAllocation, EncoderSteadyStateRunsAllocateNothing) {
+  expect_steady_state_without_allocation("encoder_op17");
+}
+
+TEST(ZeroAllocation, HooksCountAllocations) {
+  void* warm_up[4];
+  backtrace(warm_up, 4);  // the unwinder allocates when first loaded
+  allocations = 0;
+  counting = true;
+  void* pointer = std::malloc(16);
+  auto* object = new int(3);
+  counting = false;
+  std::free(pointer);
+  delete object;
+  EXPECT_EQ(allocations.load(), 2);
+}
+
+}  // namespace
+}  // namespace inferlab
