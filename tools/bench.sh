@@ -32,3 +32,11 @@ for run in 1 2; do
     --html "$out_dir/mobilenet_v2_run$run.html"
 done
 "$build_dir/inferlab" gate "$out_dir/mobilenet_v2_run2.json" --baseline "$out_dir/mobilenet_v2_run1.json"
+
+echo
+echo "== load time: native from the plan cache vs ONNX Runtime session creation (interleaved rounds)"
+for model in resnet50_op17 encoder_op17; do
+  echo "-- $model"
+  "$build_dir/benchmarks/load_time/load_time" "$cache_dir/models/$model.onnx" --rounds 10 \
+    --json "$out_dir/load_time_${model}.json"
+done

@@ -58,6 +58,7 @@ struct CaseOutcome {
 
 struct ExecutionOptions {
   int threads = 1;  // per case; cases already run in parallel processes
+  int opt_level = 3;
 };
 
 namespace detail {
@@ -211,6 +212,7 @@ inline std::optional<std::string> check_outputs(const ConformanceCase& c,
 inline CaseOutcome run_case_unguarded(const ConformanceCase& c, const ExecutionOptions& options) {
   runtime::SessionOptions session_options;
   session_options.threads = options.threads;
+  session_options.opt_level = options.opt_level;
   std::optional<runtime::Session> session;
   if (!c.non_tensor_values.empty()) {
     // Let the Session reject the model itself if it does; its message is the better reason.

@@ -37,6 +37,7 @@ struct RunnerOptions {
   int jobs = 2;
   double timeout_seconds = 60;
   int threads = 1;
+  int opt_level = 3;
   // For the runner's own self-check: cases (regex on suite/name) whose child
   // process deliberately crashes or hangs, to prove one case cannot take the
   // run down with it.
@@ -134,6 +135,7 @@ void run_counted_cases(std::vector<CaseResult>& results, const RunnerOptions& op
   }
   ExecutionOptions execution;
   execution.threads = options.threads;
+  execution.opt_level = options.opt_level;
   run_in_child_processes(
       to_run.size(), options.jobs, std::chrono::duration<double>(options.timeout_seconds),
       [&](size_t index) {
@@ -214,6 +216,8 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--timeout", options.timeout_seconds, "seconds per case before it counts as hung")
       ->check(CLI::PositiveNumber);
+  app.add_option("--opt-level", options.opt_level, "Graph optimization level 0..3 (default 3)")
+      ->check(CLI::Range(0, 3));
   app.add_option("--threads", options.threads, "Session threads per case (default 1)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--inject-crash", options.inject_crash, "self-check: crash the cases matching")

@@ -56,6 +56,11 @@ class NativeModel final : public Model {
               {"nodes_after", session_.optimization_log().nodes_after},
               {"optimize_ms", session_.optimization_log().milliseconds}}},
             {"plan_cache", plan_cache_json(session_.plan_cache_status())},
+            // Run plans per input-shape signature: what a new shape costs.
+            {"run_plans",
+             {{"built", session_.plans_built()},
+              {"cached", session_.cached_plans()},
+              {"last_build_ms", session_.last_plan_build_ms()}}},
             {"warnings", session_.model().warnings}};
   }
 

@@ -203,6 +203,11 @@ void print_report(const nlohmann::json& report) {
     if (output.contains("file"))
       std::cout << fmt::format("    written to {}\n", output["file"].get<std::string>());
   }
+  const nlohmann::json& configuration = report["configuration"];
+  if (configuration.contains("run_plans") && configuration["run_plans"]["built"] > 0) {
+    std::cout << fmt::format("run plan for these input shapes: built in {:.2f} ms\n",
+                             configuration["run_plans"]["last_build_ms"].get<double>());
+  }
   const nlohmann::json& timings = report["timings"];
   std::cout << fmt::format("run time: {:.3f} ms", report["run_ms"].get<double>());
   const double overhead_ms = timings["convert_in_ms"].get<double>() +

@@ -16,8 +16,9 @@ std::string file_sha256(const std::string& path);
 // Lowercase hex SHA-256 of `size` bytes.
 std::string sha256_hex(const void* data, size_t size);
 
-// A 64-bit checksum of `size` bytes at memory speed (four independent
-// multiply-rotate lanes). Detects corruption, not tampering.
+// A 64-bit checksum of `size` bytes at memory speed (eight xor-rotate-add
+// lanes, mixed by multiplication at the end). Detects corruption, not
+// tampering.
 uint64_t fast_checksum(const void* data, size_t size);
 
 }  // namespace inferlab
