@@ -217,6 +217,17 @@ using ComputeFunction = std::function<void(KernelContext&)>;
 // default-domain opset versions it implements (every change in between is
 // handled inside the functions, keyed on NodeInfo::opset()).
 struct OpKernel {
+  OpKernel() = default;
+  // `domain` last and optional: most kernels are of the default domain.
+  OpKernel(std::string op_type_, int64_t min_opset_, int64_t max_opset_, InferFunction infer_,
+           ComputeFunction compute_, std::string domain_ = {})
+      : op_type(std::move(op_type_)),
+        min_opset(min_opset_),
+        max_opset(max_opset_),
+        infer(std::move(infer_)),
+        compute(std::move(compute_)),
+        domain(std::move(domain_)) {}
+
   std::string op_type;
   int64_t min_opset = 7;
   int64_t max_opset = 18;

@@ -31,10 +31,17 @@ void append_tensor(std::string& key, const Tensor& tensor) {
 std::string node_key(const model::Node& node) {
   std::string key = node.domain + "\n" + node.op_type + "\n";
   for (const std::string& input : node.inputs) key += std::to_string(input.size()) + ":" + input;
-  key += "\n" + std::to_string(node.outputs.size()) + ":";
+  // Appended piecewise: GCC 12 misreports `"literal" + std::string&&` (-Wrestrict).
+  key += '\n';
+  key += std::to_string(node.outputs.size());
+  key += ':';
   for (const std::string& output : node.outputs) key += output.empty() ? "0" : "1";
   for (const auto& [name, attribute] : node.attributes) {
-    key += "\n" + name + "=" + std::to_string(static_cast<int>(attribute.kind)) + ":";
+    key += '\n';
+    key += name;
+    key += '=';
+    key += std::to_string(static_cast<int>(attribute.kind));
+    key += ':';
     key += std::to_string(attribute.f) + "|" + std::to_string(attribute.i) + "|";
     key += std::to_string(attribute.s.size()) + ":" + attribute.s + "|";
     for (float value : attribute.floats) key += std::to_string(value) + ",";

@@ -170,7 +170,8 @@ model::Model export_for_onnxruntime(const model::Model& optimized) {
 std::string serialize_model(const model::Model& model) {
   if (!model.graph) fail(ErrorCode::kInvalidModel, "{}: the model has no graph", model.source);
   onnx::ModelProto proto;
-  proto.set_ir_version(model.ir_version > 0 ? model.ir_version : onnx::IR_VERSION);
+  proto.set_ir_version(model.ir_version > 0 ? model.ir_version
+                                            : static_cast<int64_t>(onnx::IR_VERSION));
   proto.set_producer_name("inferlab-optimize");
   proto.set_producer_version(model.producer_version);
   for (const auto& [domain, version] : model.opsets) {

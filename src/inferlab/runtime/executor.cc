@@ -43,6 +43,8 @@ GraphExecutor::GraphExecutor(const model::Graph& graph, const kernels::OpRegistr
     }
   }
   compute_release_lists();
+  // Timed runs record into this without allocating.
+  if (options_.node_timing) node_timings_.reserve(nodes_.size());
 }
 
 GraphExecutor::~GraphExecutor() = default;

@@ -8,6 +8,7 @@
 // consumer so they stay alive until it has run.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -33,7 +34,8 @@ struct ExecutorOptions {
   std::map<std::string, int64_t> opsets;
   int64_t max_tensor_bytes = int64_t{4} << 30;
   std::string source;  // the model, for error messages
-  // Time every executed node of the main graph (off: no clock is read).
+  // Time every executed node of the main graph (off: no clock is read). In
+  // planned runs only the kernel call is timed; records are preallocated.
   bool node_timing = false;
 };
 
@@ -100,6 +102,8 @@ class GraphExecutor {
                  const ShapeInferenceResult& shapes);
   void execute_planned(CompiledNode& compiled, PlannedNode& planned, RunPlan& plan,
                        const std::vector<Tensor>* placed);
+  // The kernel call of a planned node, timed into node_timings_ when on.
+  void compute_planned(CompiledNode& compiled, kernels::KernelContext& context);
   Tensor settle_output(const PlannedNode& planned, size_t index, Tensor output,
                        const RunPlan& plan) const;
   void clear_values();
@@ -121,7 +125,8 @@ class GraphExecutor {
   std::vector<std::unique_ptr<CompiledNode>> nodes_;
   std::vector<int> output_position_of_slot_;  // per slot: index in graph outputs, or -1
   std::vector<Tensor> scratch_outputs_;
-  std::vector<NodeTiming> node_timings_;
+  std::vector<NodeTiming> node_timings_;  // capacity: one per node (node_timing on)
+  std::chrono::steady_clock::time_point run_start_;
 };
 
 }  // namespace inferlab::runtime

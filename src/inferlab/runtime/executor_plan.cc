@@ -98,6 +98,10 @@ const std::vector<Tensor>& GraphExecutor::run_planned(RunPlan& plan,
   try {
     for (size_t i = 0; i < inputs.size(); ++i) values_[input_slots_[i]] = *inputs[i];
     for (const auto& [slot, value] : plan.known) values_[slot] = value;
+    if (options_.node_timing) {
+      node_timings_.clear();
+      run_start_ = std::chrono::steady_clock::now();
+    }
     for (size_t i = 0; i < nodes_.size(); ++i) {
       if (!plan.nodes[i].skip) execute_planned(*nodes_[i], plan.nodes[i], plan, placed_outputs);
     }
@@ -141,17 +145,32 @@ void GraphExecutor::execute_planned(CompiledNode& compiled, PlannedNode& planned
     }
     if (!shares_input) planned.outputs[i] = (*placed)[position];
   }
-  try {
-    compiled.kernel.compute(*planned.context);
-  } catch (...) {
-    rethrow_naming_node(compiled);
-  }
+  compute_planned(compiled, *planned.context);
   check_outputs(compiled, planned.outputs);
   for (size_t i = 0; i < compiled.output_slots.size(); ++i) {
     const int slot = compiled.output_slots[i];
     if (slot >= 0) values_[slot] = settle_output(planned, i, std::move(planned.outputs[i]), plan);
   }
   for (int slot : compiled.release_after) values_[slot] = Tensor();
+}
+
+void GraphExecutor::compute_planned(CompiledNode& compiled, kernels::KernelContext& context) {
+  using Clock = std::chrono::steady_clock;
+  try {
+    if (!options_.node_timing) {
+      compiled.kernel.compute(context);
+      return;
+    }
+    const Clock::time_point start = Clock::now();
+    compiled.kernel.compute(context);
+    const Clock::time_point end = Clock::now();
+    node_timings_.push_back(
+        {&compiled.node,
+         std::chrono::duration_cast<std::chrono::nanoseconds>(start - run_start_).count(),
+         std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()});
+  } catch (...) {
+    rethrow_naming_node(compiled);
+  }
 }
 
 // A kernel may hand back a view of an input (Reshape) instead of its

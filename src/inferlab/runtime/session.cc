@@ -176,7 +176,7 @@ Session Session::from_model(model::Model model, const SessionOptions& options, b
   executor_options.node_timing = options.node_timing;
   impl->executor =
       std::make_unique<GraphExecutor>(*loaded.graph, registry, executor_options, false);
-  impl->plans = std::make_unique<RunPlanCache>(options.node_timing ? 0 : options.max_cached_plans);
+  impl->plans = std::make_unique<RunPlanCache>(options.max_cached_plans);
   return Session(std::move(impl));
 }
 

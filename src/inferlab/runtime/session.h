@@ -41,7 +41,8 @@ struct SessionOptions {
   // the model's outputs, for layer-by-layer comparison.
   std::vector<std::string> extra_outputs;
   // Time every node of each run (see node_timings()); off costs nothing.
-  // Timed runs do not use run plans.
+  // Planned runs time each node's kernel call only (the profiler's "outside
+  // kernels" is the rest of the run).
   bool node_timing = false;
   // Graph optimization level (docs/optimizer.md): 0 none, 1 basic,
   // 2 extended (fusions), 3 all.
