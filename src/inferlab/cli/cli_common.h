@@ -37,6 +37,7 @@ void add_run_command(CLI::App& root, std::vector<Command>& commands);
 void add_backends_command(CLI::App& root, std::vector<Command>& commands);
 void add_gate_command(CLI::App& root, std::vector<Command>& commands, int argc, char** argv);
 void add_optimize_command(CLI::App& root, std::vector<Command>& commands);
+void add_sysinfo_command(CLI::App& root, std::vector<Command>& commands);
 void add_profile_command(CLI::App& root, std::vector<Command>& commands);
 // `argc`/`argv` are recorded in the result as the exact command line.
 void add_bench_command(CLI::App& root, std::vector<Command>& commands, int argc, char** argv);

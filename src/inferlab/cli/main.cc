@@ -24,6 +24,7 @@ int run_cli(int argc, char** argv) {
   inferlab::cli::add_bench_command(app, commands, argc, argv);
   inferlab::cli::add_gate_command(app, commands, argc, argv);
   inferlab::cli::add_optimize_command(app, commands);
+  inferlab::cli::add_sysinfo_command(app, commands);
   inferlab::cli::add_profile_command(app, commands);
   try {
     app.parse(argc, argv);
