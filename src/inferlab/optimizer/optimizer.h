@@ -34,7 +34,7 @@ struct PassLogEntry {
 
 struct OptimizationLog {
   int level = 0;
-  std::vector<PassLogEntry> passes;  // only passes that changed something, in order
+  std::vector<PassLogEntry> passes;                 // only passes that changed something, in order
   std::map<std::string, int64_t> op_counts_before;  // "Conv" / "ai.inferlab::FusedConv" -> n
   std::map<std::string, int64_t> op_counts_after;
   int64_t nodes_before = 0;
