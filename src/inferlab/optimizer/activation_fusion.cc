@@ -52,20 +52,11 @@ class ActivationFusionPass : public GraphPass {
 
   void run(PassContext& context, PassStats& stats) override {
     GraphEditor editor(context.graph());
-    bool changed = false;
-    const size_t count = context.graph().nodes.size();
-    for (size_t i = 0; i < count; ++i) {
-      const int index = static_cast<int>(i);
-      if (editor.is_removed(index)) continue;
-      const bool matmul = is_op(editor.graph().nodes[i], "", "MatMul");
-      changed = (matmul ? try_matmul(context, editor, index, stats)
-                        : try_activation(context, editor, index, stats)) ||
-                changed;
-    }
-    if (!changed) return;
-    editor.compact();
-    editor.remove_unused_initializers();
-    context.model.opsets[kInferLabDomain] = 1;
+    rewrite_each_node(context, editor, [&](int index) {
+      return is_op(editor.graph().nodes[index], "", "MatMul")
+                 ? try_matmul(context, editor, index, stats)
+                 : try_activation(context, editor, index, stats);
+    });
   }
 
  private:

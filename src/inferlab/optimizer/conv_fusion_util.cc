@@ -133,6 +133,20 @@ std::string input_or_empty(const model::Node& node, size_t index) {
   return index < node.inputs.size() ? node.inputs[index] : std::string();
 }
 
+void rewrite_each_node(PassContext& context, GraphEditor& editor,
+                       const std::function<bool(int)>& try_rewrite) {
+  bool changed = false;
+  const size_t count = editor.graph().nodes.size();
+  for (size_t i = 0; i < count; ++i) {
+    const int index = static_cast<int>(i);
+    if (!editor.is_removed(index)) changed = try_rewrite(index) || changed;
+  }
+  if (!changed) return;
+  editor.compact();
+  editor.remove_unused_initializers();
+  context.model.opsets[kInferLabDomain] = 1;
+}
+
 bool single_reader(GraphEditor& editor, const std::string& value) {
   return !editor.is_graph_output(value) && editor.use_count(value) == 1 &&
          editor.consumers(value).size() == 1;

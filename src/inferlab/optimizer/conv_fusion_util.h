@@ -5,6 +5,7 @@
 // that takes over the chain's final output.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -42,6 +43,12 @@ std::optional<ActivationMatch> match_activation(const PassContext& context, Grap
                                                 const std::string& value);
 
 // True when `value` has exactly one read and is no graph output.
+// The loop every pass of this family runs: `try_rewrite(index)` at each live
+// node; when any returned true, compacts the graph, drops initializers
+// nothing reads and imports the ai.inferlab domain.
+void rewrite_each_node(PassContext& context, GraphEditor& editor,
+                       const std::function<bool(int)>& try_rewrite);
+
 bool single_reader(GraphEditor& editor, const std::string& value);
 // The live node reading `value` when it is the only read, else -1.
 int only_reader(GraphEditor& editor, const std::string& value);

@@ -30,16 +30,8 @@ class ResidualAddFusionPass : public GraphPass {
 
   void run(PassContext& context, PassStats& stats) override {
     GraphEditor editor(context.graph());
-    bool changed = false;
-    const size_t count = context.graph().nodes.size();
-    for (size_t i = 0; i < count; ++i) {
-      if (editor.is_removed(static_cast<int>(i))) continue;
-      changed = try_fuse(context, editor, static_cast<int>(i), stats) || changed;
-    }
-    if (!changed) return;
-    editor.compact();
-    editor.remove_unused_initializers();
-    context.model.opsets[kInferLabDomain] = 1;
+    rewrite_each_node(context, editor,
+                      [&](int index) { return try_fuse(context, editor, index, stats); });
   }
 
  private:
