@@ -14,7 +14,7 @@ namespace {
 TEST(SysinfoCommand, HelpListsEveryFlag) {
   const CommandResult result = run_cli("sysinfo --help");
   ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
-  for (const char* flag : {"--json", "--threads", "--isa", "--quick"}) {
+  for (const char* flag : {"--json", "--threads", "--isa", "--quick", "--no-save"}) {
     EXPECT_TRUE(contains(result.stdout_text, flag)) << flag << "\n" << result.stdout_text;
   }
 }

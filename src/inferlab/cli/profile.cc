@@ -15,8 +15,10 @@
 #include "inferlab/backends/registry.h"
 #include "inferlab/cli/cli_common.h"
 #include "inferlab/cli/profile_table.h"
+#include "inferlab/profile/machine_peak.h"
 #include "inferlab/profile/profile.h"
 #include "inferlab/profile/trace.h"
+#include "inferlab/sysinfo/sysinfo_record.h"
 
 namespace inferlab::cli {
 
@@ -29,6 +31,8 @@ struct ProfileFlags {
   bool no_baseline = false;
   std::string json_target;
   std::string trace_path;
+  std::string sysinfo_path;
+  bool no_peak = false;
 };
 
 std::vector<std::string> split_backends(const std::string& text) {
@@ -55,7 +59,16 @@ int run_profile_command(ProfileFlags& flags) {
   const profile::ProgressCallback progress = [show_progress](const std::string& status) {
     if (show_progress) fmt::print(stderr, "\r\033[K{}", status);
   };
-  const profile::ProfileResult result = profile::run_profile(options, registry, progress);
+  profile::ProfileResult result = profile::run_profile(options, registry, progress);
+  // After the runs, so a model that fails to load fails before the machine
+  // is measured, and the measurement does not disturb the runs.
+  if (!flags.no_peak) {
+    result.options.peak = profile::resolve_machine_peak(
+        {options.threads, flags.sysinfo_path, sysinfo::default_record_path()}, progress);
+    for (profile::BackendProfile& backend : result.backends) {
+      profile::apply_machine_peak(backend, *result.options.peak);
+    }
+  }
   if (show_progress) fmt::print(stderr, "\r\033[K");
   if (flags.json_target != "-") print_profile_tables(result, std::cout);
   if (!flags.json_target.empty()) write_json(profile::profile_json(result), flags.json_target);
@@ -88,6 +101,11 @@ void add_profile_command(CLI::App& root, std::vector<Command>& commands) {
   app->add_option("--seed", o.seed, "Seed of the random inputs (default 0)");
   app->add_flag("--no-baseline", flags->no_baseline,
                 "Skip the interleaved unprofiled runs (no overhead figure)");
+  app->add_option("--sysinfo", flags->sysinfo_path,
+                  "Roofline limits from FILE (`inferlab sysinfo --json FILE`); default: the "
+                  "record `inferlab sysinfo` keeps in the cache, measured now if there is none");
+  app->add_flag("--no-peak", flags->no_peak, "No roofline: leave the share of peak out")
+      ->excludes("--sysinfo");
   app->add_option("--json", flags->json_target, "Write the profile as JSON to FILE ('-': stdout)");
   app->add_option("--trace", flags->trace_path,
                   "Write a Chrome trace-event file (Perfetto, chrome://tracing) to FILE");

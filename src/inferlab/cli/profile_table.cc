@@ -35,7 +35,8 @@ void print_summary(const profile::BackendProfile& p, std::ostream& out) {
       p.wall_p50_ms, p.kernel_p50_ms, p.outside_mean_ms, percent(p.outside_share));
   if (!p.baseline_ms.empty()) {
     out << fmt::format(
-        "  unprofiled run P50 {:.3f} ms; kernels / unprofiled P50 {}; profiling overhead {:+.1f}% "
+        "  unprofiled run P50 {:.3f} ms; kernels / unprofiled run {} (paired); profiling overhead "
+        "{:+.1f}% "
         "[{:+.1f}%, {:+.1f}%]\n",
         p.baseline_p50_ms, percent(p.kernel_to_baseline), 100 * p.overhead, 100 * p.overhead_low,
         100 * p.overhead_high);
@@ -116,6 +117,7 @@ void print_profile_tables(const profile::ProfileResult& result, std::ostream& ou
   out << fmt::format("profile of {}: threads {}, opt level {}, {} runs after {} warm-up\n",
                      options.model_path, options.threads, options.opt_level, options.runs,
                      options.warmup);
+  if (options.peak) out << fmt::format("machine peak: {}\n", options.peak->source);
   for (const profile::BackendProfile& p : result.backends) {
     out << "\n";
     print_summary(p, out);

@@ -10,6 +10,7 @@
 
 #include "inferlab/cli/cli_common.h"
 #include "inferlab/sysinfo/sysinfo.h"
+#include "inferlab/sysinfo/sysinfo_record.h"
 
 namespace inferlab::cli {
 
@@ -23,6 +24,7 @@ struct SysinfoFlags {
   int threads = 0;
   std::string isa = "auto";
   bool quick = false;
+  bool no_save = false;
 };
 
 // The flags, space-separated, wrapped and indented under "flags:".
@@ -50,9 +52,10 @@ void print_fma(const sysinfo::SystemMeasurement& measurement) {
   const sysinfo::FmaPeakResult& single = measurement.single_core;
   const sysinfo::FmaPeakResult& all = measurement.all_cores;
   std::cout << fmt::format(
-      "\nFP32 FMA peak: {} kernel, {} independent chains x {} floats, best of {} runs\n",
-      sysinfo::fma_isa_name(single.isa), sysinfo::fma_chains(single.isa),
-      sysinfo::fma_lanes(single.isa), single.repetition_gflops.size());
+      "\nFP32 FMA peak: {} kernel, {} independent chains x {} floats (the fastest count "
+      "tried), best of {} runs\n",
+      sysinfo::fma_isa_name(single.isa), single.chains, sysinfo::fma_lanes(single.isa),
+      single.repetition_gflops.size());
   std::cout << fmt::format("  {:<22} {:>9.1f} GFLOP/s  (CPU {})\n", "1 core", single.gflops,
                            cpu_list(single.cpus));
   std::cout << fmt::format("  {:<22} {:>9.1f} GFLOP/s  (CPUs {}; {:.2f}x one core)\n",
@@ -99,8 +102,17 @@ int run_sysinfo(const SysinfoFlags& flags) {
   options.isa = sysinfo::parse_fma_isa(flags.isa);
   options.quick = flags.quick;
   const sysinfo::SystemMeasurement measurement = sysinfo::measure_system(options);
-  if (flags.json_target != "-") print_measurement(measurement);
-  if (!flags.json_target.empty()) write_json(sysinfo::to_json(measurement), flags.json_target);
+  const nlohmann::json record = sysinfo::to_json(measurement);
+  const bool human = flags.json_target != "-";
+  if (human) print_measurement(measurement);
+  // Only a full measurement of the whole machine serves as the profiler's
+  // default roofline.
+  if (!flags.no_save && !flags.quick && flags.threads == 0 && flags.isa == "auto") {
+    const std::string path = sysinfo::default_record_path();
+    sysinfo::save_record(record, path);
+    if (human) std::cout << fmt::format("\nsaved for `inferlab profile`: {}\n", path);
+  }
+  if (!flags.json_target.empty()) write_json(record, flags.json_target);
   return 0;
 }
 
@@ -120,6 +132,8 @@ void add_sysinfo_command(CLI::App& root, std::vector<Command>& commands) {
       ->check(CLI::IsMember({"auto", "avx512", "avx2", "portable"}));
   app->add_flag("--quick", flags->quick,
                 "Short runs and small arrays (for tests); the output says so");
+  app->add_flag("--no-save", flags->no_save,
+                "Do not keep the record in the cache as `inferlab profile`'s default roofline");
   commands.push_back(Command{app, [flags] { return run_sysinfo(*flags); }});
 }
 

@@ -23,17 +23,17 @@ double sum(const std::vector<double>& values) {
 
 // Roofline: the attainable rate is min(peak compute, intensity x bandwidth);
 // the node is memory-bound when the bandwidth term is the smaller.
-void apply_peak(NodeStats& node, const std::optional<MachinePeak>& peak) {
-  if (!peak || !node.cost_known || peak->gflops <= 0 || peak->gbps <= 0) return;
+void apply_peak(NodeStats& node, const MachinePeak& peak) {
+  if (!node.cost_known || peak.gflops <= 0 || peak.gbps <= 0) return;
   if (node.bytes <= 0) return;
   const double intensity = node.flops / node.bytes;  // FLOP per byte
-  const double memory_limit = intensity * peak->gbps;
-  if (memory_limit < peak->gflops) {
+  const double memory_limit = intensity * peak.gbps;
+  if (memory_limit < peak.gflops) {
     node.bound = "memory";
-    node.peak_share = node.gb_per_s / peak->gbps;
+    node.peak_share = node.gb_per_s / peak.gbps;
   } else {
     node.bound = "compute";
-    node.peak_share = node.gflops_per_s / peak->gflops;
+    node.peak_share = node.gflops_per_s / peak.gflops;
   }
 }
 
@@ -117,19 +117,23 @@ BackendProfile aggregate_runs(const std::string& backend, std::vector<RunRecord>
     node.share = wall_total_ms > 0 ? node.total_ms / wall_total_ms : 0;
     node.gflops_per_s = giga_per_second(node.flops, node.mean_ms);
     node.gb_per_s = giga_per_second(node.bytes, node.mean_ms);
-    apply_peak(node, peak);
     const double calls_per_run = static_cast<double>(node.calls) / profile.runs;
     profile.flops_per_run += node.flops * calls_per_run;
     profile.bytes_per_run += node.bytes * calls_per_run;
   }
   profile.gflops_per_s = giga_per_second(profile.flops_per_run, profile.kernel_mean_ms);
   profile.gb_per_s = giga_per_second(profile.bytes_per_run, profile.kernel_mean_ms);
-  if (peak && peak->gflops > 0) profile.peak_share = profile.gflops_per_s / peak->gflops;
+  if (peak) apply_machine_peak(profile, *peak);
   std::stable_sort(profile.nodes.begin(), profile.nodes.end(),
                    [](const NodeStats& a, const NodeStats& b) { return a.total_ms > b.total_ms; });
   profile.op_types = op_type_totals(profile.nodes, profile.runs, wall_total_ms);
   profile.records = std::move(runs);
   return profile;
+}
+
+void apply_machine_peak(BackendProfile& profile, const MachinePeak& peak) {
+  for (NodeStats& node : profile.nodes) apply_peak(node, peak);
+  if (peak.gflops > 0) profile.peak_share = profile.gflops_per_s / peak.gflops;
 }
 
 void add_baseline(BackendProfile& profile, std::vector<double> baseline_ms, uint64_t seed) {
@@ -139,15 +143,28 @@ void add_baseline(BackendProfile& profile, std::vector<double> baseline_ms, uint
          profile.backend, baseline_ms.size(), profile.wall_ms.size());
   }
   profile.baseline_p50_ms = bench::median(baseline_ms);
-  if (profile.baseline_p50_ms > 0) {
-    profile.kernel_to_baseline = profile.kernel_p50_ms / profile.baseline_p50_ms;
-    profile.overhead = profile.wall_p50_ms / profile.baseline_p50_ms - 1;
+  // Per-pair ratios: run i and unprofiled run i are back to back, so a
+  // change of machine speed during the profile (often a step of 20% or more
+  // on a shared host) hits both and cancels, where a ratio of two P50s
+  // taken across the step does not.
+  std::vector<double> kernel_ratios;
+  std::vector<double> wall_ratios;
+  for (size_t run = 0; run < baseline_ms.size(); ++run) {
+    if (baseline_ms[run] <= 0) continue;
+    kernel_ratios.push_back(profile.kernel_ms[run] / baseline_ms[run]);
+    wall_ratios.push_back(profile.wall_ms[run] / baseline_ms[run]);
+  }
+  if (!wall_ratios.empty()) {
+    profile.kernel_to_baseline = bench::median(kernel_ratios);
+    profile.overhead = bench::median(wall_ratios) - 1;
     bench::BootstrapOptions options;
     options.seed = seed;
-    const bench::Interval ratio =
-        bench::bootstrap_ratio_interval(profile.wall_ms, baseline_ms, options);
+    const bench::Interval ratio = bench::bootstrap_median_interval(wall_ratios, options);
     profile.overhead_low = ratio.low - 1;
     profile.overhead_high = ratio.high - 1;
+  }
+  if (profile.baseline_p50_ms > 0) {
+    profile.kernel_p50_to_baseline_p50 = profile.kernel_p50_ms / profile.baseline_p50_ms;
   }
   profile.baseline_ms = std::move(baseline_ms);
 }

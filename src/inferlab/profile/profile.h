@@ -30,12 +30,13 @@
 namespace inferlab::profile {
 
 // The machine's limits, for the roofline share of each node and of the whole
-// model. Hook for `inferlab sysinfo` (issue 6 part 2): fill it from its
-// measured peak FP32 FMA throughput (GFLOP/s, on the threads the profile
-// uses) and memory bandwidth (GB/s); 0 leaves that share out.
+// model: peak FP32 FMA throughput (GFLOP/s, on the threads the profile uses)
+// and memory bandwidth (GB/s), as `inferlab sysinfo` measures them
+// (machine_peak.h picks them out of its record); 0 leaves that share out.
 struct MachinePeak {
   double gflops = 0;
   double gbps = 0;
+  std::string source;  // where the figures come from, for the reader
 };
 
 struct ProfileOptions {
@@ -118,11 +119,14 @@ struct BackendProfile {
   // Unprofiled runs interleaved with the profiled ones (options.baseline).
   std::vector<double> baseline_ms;
   double baseline_p50_ms = 0;
-  double kernel_to_baseline = 0;  // kernel_p50_ms / baseline_p50_ms
-  double overhead = 0;            // wall_p50_ms / baseline_p50_ms - 1
-  double overhead_low = 0;        // 95% bootstrap interval, paired by run
+  // Medians of per-pair ratios (profiled run i against unprofiled run i,
+  // which runs right after it): robust to the machine changing speed.
+  double kernel_to_baseline = 0;  // median of kernel_ms[i] / baseline_ms[i]
+  double overhead = 0;            // median of wall_ms[i] / baseline_ms[i], - 1
+  double overhead_low = 0;        // 95% bootstrap interval of that median
   double overhead_high = 0;
-  std::vector<RunRecord> records;  // for the trace
+  double kernel_p50_to_baseline_p50 = 0;  // unpaired, for reference
+  std::vector<RunRecord> records;         // for the trace
 };
 
 struct CrossOpRow {
@@ -168,6 +172,12 @@ ProfileResult run_profile(const ProfileOptions& options, backends::BackendRegist
 BackendProfile aggregate_runs(const std::string& backend, std::vector<RunRecord> runs,
                               const NodeFactsMap& facts,
                               const std::optional<MachinePeak>& peak = std::nullopt);
+
+// Each node's roofline share and bound, and the whole run's share of the
+// peak; aggregate_runs() calls it when it is given a peak, and a caller that
+// learns the peak only after profiling calls it then.
+void apply_machine_peak(BackendProfile& profile, const MachinePeak& peak);
+
 // Records the unprofiled runs `baseline_ms` (one per profiled run, same order).
 void add_baseline(BackendProfile& profile, std::vector<double> baseline_ms, uint64_t seed = 0);
 

@@ -33,6 +33,7 @@ nlohmann::json baseline_json(const BackendProfile& profile) {
   return {{"runs_ms", profile.baseline_ms},
           {"p50_ms", profile.baseline_p50_ms},
           {"kernel_to_baseline", profile.kernel_to_baseline},
+          {"kernel_p50_to_baseline_p50", profile.kernel_p50_to_baseline_p50},
           {"overhead", profile.overhead},
           {"overhead_interval", {profile.overhead_low, profile.overhead_high}}};
 }
@@ -111,7 +112,11 @@ nlohmann::json profile_json(const ProfileResult& result) {
                          {"peak", nullptr},
                          {"profiles", profiles},
                          {"cross_engine", nullptr}};
-  if (options.peak) json["peak"] = {{"gflops", options.peak->gflops}, {"gbps", options.peak->gbps}};
+  if (options.peak) {
+    json["peak"] = {{"gflops", options.peak->gflops},
+                    {"gbps", options.peak->gbps},
+                    {"source", options.peak->source}};
+  }
   if (result.cross) json["cross_engine"] = cross_json(*result.cross);
   return json;
 }

@@ -20,11 +20,10 @@ namespace {
 // acc converges to kAddend / (1 - kMultiplier) = 1: no overflow, no denormals.
 constexpr float kMultiplier = 0.999999f;
 constexpr float kAddend = 1e-6f;
-constexpr int kAvx512Chains = 16;  // of 32 zmm registers; latency 4 x 2 pipes needs 8
-constexpr int kAvx2Chains = 12;    // of 16 ymm registers, 2 hold the operands
 constexpr int kPortableChains = 8;
 constexpr int kPortableLanes = 8;
 constexpr double kCalibrationSeconds = 0.02;
+constexpr double kSelectionSeconds = 0.03;  // per chain count tried
 constexpr int64_t kMaxCalibrationIterations = int64_t{1} << 40;
 
 using Kernel = float (*)(int64_t iterations);
@@ -37,21 +36,22 @@ float opaque(float value) {
 }
 
 #if defined(__x86_64__)
+template <int kChains>
 __attribute__((target("avx512f"))) float fma_chains_avx512(int64_t iterations) {
   const __m512 multiplier = _mm512_set1_ps(opaque(kMultiplier));
   const __m512 addend = _mm512_set1_ps(opaque(kAddend));
-  __m512 acc[kAvx512Chains];
-  for (int chain = 0; chain < kAvx512Chains; ++chain) {
+  __m512 acc[kChains];
+  for (int chain = 0; chain < kChains; ++chain) {
     acc[chain] = _mm512_set1_ps(1.0f + 0.001f * static_cast<float>(chain));
   }
   for (int64_t i = 0; i < iterations; ++i) {
-#pragma GCC unroll 16
-    for (int chain = 0; chain < kAvx512Chains; ++chain) {
+#pragma GCC unroll 32
+    for (int chain = 0; chain < kChains; ++chain) {
       acc[chain] = _mm512_fmadd_ps(acc[chain], multiplier, addend);
     }
   }
   __m512 sum = acc[0];
-  for (int chain = 1; chain < kAvx512Chains; ++chain) sum = _mm512_add_ps(sum, acc[chain]);
+  for (int chain = 1; chain < kChains; ++chain) sum = _mm512_add_ps(sum, acc[chain]);
   alignas(64) float lanes[16];
   _mm512_store_ps(lanes, sum);
   float total = 0;
@@ -59,21 +59,22 @@ __attribute__((target("avx512f"))) float fma_chains_avx512(int64_t iterations) {
   return total;
 }
 
+template <int kChains>
 __attribute__((target("avx2,fma"))) float fma_chains_avx2(int64_t iterations) {
   const __m256 multiplier = _mm256_set1_ps(opaque(kMultiplier));
   const __m256 addend = _mm256_set1_ps(opaque(kAddend));
-  __m256 acc[kAvx2Chains];
-  for (int chain = 0; chain < kAvx2Chains; ++chain) {
+  __m256 acc[kChains];
+  for (int chain = 0; chain < kChains; ++chain) {
     acc[chain] = _mm256_set1_ps(1.0f + 0.001f * static_cast<float>(chain));
   }
   for (int64_t i = 0; i < iterations; ++i) {
-#pragma GCC unroll 12
-    for (int chain = 0; chain < kAvx2Chains; ++chain) {
+#pragma GCC unroll 16
+    for (int chain = 0; chain < kChains; ++chain) {
       acc[chain] = _mm256_fmadd_ps(acc[chain], multiplier, addend);
     }
   }
   __m256 sum = acc[0];
-  for (int chain = 1; chain < kAvx2Chains; ++chain) sum = _mm256_add_ps(sum, acc[chain]);
+  for (int chain = 1; chain < kChains; ++chain) sum = _mm256_add_ps(sum, acc[chain]);
   alignas(32) float lanes[8];
   _mm256_store_ps(lanes, sum);
   float total = 0;
@@ -122,12 +123,30 @@ float scalar_fma_chain_portable(int64_t iterations) {
   return x;
 }
 
-Kernel kernel_for(FmaIsa isa) {
+// One kernel per chain count tried. Cores differ in FMA latency, pipes and
+// how they schedule long unrolled bodies (a Zen 5 core ran 8 zmm chains
+// faster than 16), so the peak is the best of several counts, each at least
+// latency x pipes = 8 on every current x86 core.
+struct ChainVariant {
+  int chains;
+  Kernel kernel;
+};
+
+std::vector<ChainVariant> chain_variants(FmaIsa isa) {
 #if defined(__x86_64__)
-  if (isa == FmaIsa::kAvx512) return fma_chains_avx512;
-  if (isa == FmaIsa::kAvx2) return fma_chains_avx2;
+  if (isa == FmaIsa::kAvx512) {
+    return {{8, fma_chains_avx512<8>},
+            {10, fma_chains_avx512<10>},
+            {12, fma_chains_avx512<12>},
+            {16, fma_chains_avx512<16>},
+            {24, fma_chains_avx512<24>}};
+  }
+  // 16 ymm registers, 2 of which hold the operands.
+  if (isa == FmaIsa::kAvx2) {
+    return {{8, fma_chains_avx2<8>}, {10, fma_chains_avx2<10>}, {12, fma_chains_avx2<12>}};
+  }
 #endif
-  return fma_chains_portable;
+  return {{kPortableChains, fma_chains_portable}};
 }
 
 Kernel scalar_kernel() {
@@ -165,7 +184,28 @@ int64_t calibrate_iterations(Kernel kernel, double seconds) {
   }
 }
 
-double flops_per_iteration(FmaIsa isa) { return 2.0 * fma_chains(isa) * fma_lanes(isa); }
+// GFLOP/s of `iterations` of a kernel with `chains` x `lanes` FMAs each.
+double gflops_of(int64_t iterations, int chains, int lanes, double seconds) {
+  return 2.0 * chains * lanes * static_cast<double>(iterations) / seconds / 1e9;
+}
+
+// The chain count that runs fastest on this core, each timed for about
+// `seconds` after its own calibration.
+ChainVariant fastest_variant(FmaIsa isa, double seconds) {
+  const std::vector<ChainVariant> variants = chain_variants(isa);
+  ChainVariant best = variants.front();
+  double best_gflops = 0;
+  for (const ChainVariant& variant : variants) {
+    const int64_t iterations = calibrate_iterations(variant.kernel, seconds);
+    const double gflops = gflops_of(iterations, variant.chains, fma_lanes(isa),
+                                    time_kernel(variant.kernel, iterations));
+    if (gflops > best_gflops) {
+      best_gflops = gflops;
+      best = variant;
+    }
+  }
+  return best;
+}
 
 }  // namespace
 
@@ -214,17 +254,6 @@ FmaIsa resolve_fma_isa(FmaIsa isa) {
   return isa;
 }
 
-int fma_chains(FmaIsa isa) {
-  switch (resolve_fma_isa(isa)) {
-    case FmaIsa::kAvx512:
-      return kAvx512Chains;
-    case FmaIsa::kAvx2:
-      return kAvx2Chains;
-    default:
-      return kPortableChains;
-  }
-}
-
 int fma_lanes(FmaIsa isa) {
   switch (resolve_fma_isa(isa)) {
     case FmaIsa::kAvx512:
@@ -248,16 +277,20 @@ FmaPeakResult measure_fma_peak(const FmaPeakOptions& options) {
   for (int index = 0; index < options.threads; ++index) {
     result.cpus.push_back(cpus[index % cpus.size()]);
   }
-  const Kernel kernel = kernel_for(result.isa);
-  // Calibrate and warm up on the first CPU, then warm every core up together.
+  // Warm up, pick the fastest chain count and calibrate on the first CPU,
+  // then warm every core up together.
+  Kernel kernel = nullptr;
   run_pinned_team(cpus, 1, [&](int) {
-    const int64_t warm_up = calibrate_iterations(kernel, options.warm_up_seconds);
-    time_kernel(kernel, warm_up);
+    const ChainVariant first = chain_variants(result.isa).front();
+    time_kernel(first.kernel, calibrate_iterations(first.kernel, options.warm_up_seconds));
+    const ChainVariant best = fastest_variant(result.isa, kSelectionSeconds);
+    kernel = best.kernel;
+    result.chains = best.chains;
     result.iterations_per_thread = calibrate_iterations(kernel, options.seconds_per_repetition);
   });
   auto run_all = [&](int) { time_kernel(kernel, result.iterations_per_thread); };
   if (options.threads > 1) run_pinned_team(cpus, options.threads, run_all);
-  result.flops_per_repetition = flops_per_iteration(result.isa) *
+  result.flops_per_repetition = 2.0 * result.chains * fma_lanes(result.isa) *
                                 static_cast<double>(result.iterations_per_thread) * options.threads;
   for (int repetition = 0; repetition < options.repetitions; ++repetition) {
     const double seconds = run_pinned_team(cpus, options.threads, run_all);
@@ -271,8 +304,7 @@ FmaPeakResult measure_fma_peak(const FmaPeakOptions& options) {
 double measure_scalar_fma_gflops(double seconds) {
   const Kernel kernel = scalar_kernel();
   const int64_t iterations = calibrate_iterations(kernel, seconds);
-  const double elapsed = time_kernel(kernel, iterations);
-  return 2.0 * static_cast<double>(iterations) / elapsed / 1e9;
+  return gflops_of(iterations, 1, 1, time_kernel(kernel, iterations));
 }
 
 }  // namespace inferlab::sysinfo

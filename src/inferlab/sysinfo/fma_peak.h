@@ -1,7 +1,8 @@
 // Peak FP32 FMA throughput measured, never derived from the reported CPU
 // frequency (untrustworthy under virtualization): each thread runs many
 // independent accumulator chains acc = acc * m + a, enough to hide the FMA
-// latency on every current x86 core, in the widest vector ISA the CPU has,
+// latency on every current x86 core (several counts are tried on the first
+// core and the fastest is kept), in the widest vector ISA the CPU has,
 // chosen at run time (the library is built without -march). FLOPs count
 // 2 per FMA per lane.
 #pragma once
@@ -14,8 +15,8 @@ namespace inferlab::sysinfo {
 
 enum class FmaIsa {
   kAuto,      // the widest of the ones below this CPU supports
-  kAvx512,    // 16 zmm chains of 16 floats (avx512f)
-  kAvx2,      // 12 ymm chains of 8 floats (avx2 + fma)
+  kAvx512,    // 8 to 24 zmm chains of 16 floats (avx512f)
+  kAvx2,      // 8 to 12 ymm chains of 8 floats (avx2 + fma)
   kPortable,  // plain C++ (what the compiler makes of 8 chains of 8 floats)
 };
 
@@ -28,8 +29,7 @@ bool cpu_supports(FmaIsa isa);
 // throws Error(kUnsupported) naming the missing CPU feature.
 FmaIsa resolve_fma_isa(FmaIsa isa);
 
-// The chains each kernel keeps in flight and the floats in each.
-int fma_chains(FmaIsa isa);
+// The floats in each chain of the kernel for `isa`.
 int fma_lanes(FmaIsa isa);
 
 struct FmaPeakOptions {
@@ -43,6 +43,7 @@ struct FmaPeakOptions {
 
 struct FmaPeakResult {
   FmaIsa isa = FmaIsa::kPortable;  // resolved
+  int chains = 0;                  // the fastest count tried on the first CPU
   int threads = 0;
   std::vector<int> cpus;  // the CPU each thread was pinned to
   int64_t iterations_per_thread = 0;

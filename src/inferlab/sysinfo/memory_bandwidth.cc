@@ -9,6 +9,10 @@
 #include <map>
 #include <memory>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #include "inferlab/core/error.h"
 #include "inferlab/sysinfo/pinned_team.h"
 
@@ -81,6 +85,36 @@ std::pair<int64_t, int64_t> slice(int64_t count, int threads, int index) {
 
 double gbps(double bytes, double seconds) { return bytes / seconds / 1e9; }
 
+// The last-level cache as the CPU itself reports it, for VMs without sysfs
+// cache entries: Intel's deterministic cache leaf 4 (the highest level), else
+// AMD's extended leaf 0x80000006 (L3 size in 512 KiB units, EDX[31:18]).
+// What the hypervisor passes through is the host socket's cache; 0 if none.
+LastLevelCache cpuid_last_level_cache() {
+  LastLevelCache llc;
+#if defined(__x86_64__)
+  unsigned eax = 0;
+  unsigned ebx = 0;
+  unsigned ecx = 0;
+  unsigned edx = 0;
+  const unsigned max_leaf = __get_cpuid_max(0, nullptr);
+  for (unsigned subleaf = 0; max_leaf >= 4 && subleaf < 16; ++subleaf) {
+    __cpuid_count(4, subleaf, eax, ebx, ecx, edx);
+    const unsigned type = eax & 0x1f;
+    if (type == 0) break;
+    if (type == 2) continue;  // instruction cache
+    const int level = static_cast<int>((eax >> 5) & 0x7);
+    const int64_t bytes = int64_t{((ebx >> 22) & 0x3ff) + 1} * (((ebx >> 12) & 0x3ff) + 1) *
+                          ((ebx & 0xfff) + 1) * (int64_t{ecx} + 1);
+    if (level >= llc.level) llc = LastLevelCache{bytes, level, 1, "cpuid"};
+  }
+  if (llc.bytes == 0 && __get_cpuid(0x80000006, &eax, &ebx, &ecx, &edx) != 0) {
+    const int64_t l3_bytes = int64_t{edx >> 18} * (int64_t{512} << 10);
+    if (l3_bytes > 0) llc = LastLevelCache{l3_bytes, 3, 1, "cpuid"};
+  }
+#endif
+  return llc;
+}
+
 }  // namespace
 
 LastLevelCache last_level_cache(const std::vector<int>& cpus) {
@@ -104,6 +138,7 @@ LastLevelCache last_level_cache(const std::vector<int>& cpus) {
   for (const auto& [shared_cpus, bytes] : caches) llc.bytes += bytes;
   llc.instances = static_cast<int>(caches.size());
   llc.source = "sysfs";
+  if (llc.bytes == 0) llc = cpuid_last_level_cache();
   if (llc.bytes == 0) llc = LastLevelCache{kFallbackCacheBytes, 0, 0, "fallback"};
   return llc;
 }
@@ -119,8 +154,10 @@ MemoryBandwidthResult measure_memory_bandwidth(const MemoryBandwidthOptions& opt
   result.quick = options.quick;
   result.llc = last_level_cache(cpus);
   constexpr int64_t kLine = kCacheLineBytes / sizeof(double);
+  // Rounded up, so the arrays reach the size asked for (4x the LLC).
   const int64_t lines = std::max<int64_t>(
-      result.threads, chosen_total_bytes(options, result.llc) / 3 / kCacheLineBytes);
+      result.threads,
+      (chosen_total_bytes(options, result.llc) + 3 * kCacheLineBytes - 1) / (3 * kCacheLineBytes));
   const int64_t count = lines * kLine;
   result.array_bytes = count * static_cast<int64_t>(sizeof(double));
   result.total_bytes = 3 * result.array_bytes;

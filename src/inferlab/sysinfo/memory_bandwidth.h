@@ -17,11 +17,13 @@ struct LastLevelCache {
   int64_t bytes = 0;   // summed over the distinct caches the usable CPUs share
   int level = 0;       // 0 when unknown
   int instances = 0;   // distinct caches (e.g. one per CCX on AMD)
-  std::string source;  // "sysfs" or "fallback"
+  std::string source;  // "sysfs", "cpuid" or "fallback"
 };
 
 // Read from /sys/devices/system/cpu/cpuN/cache/index*/ (highest level, unified
-// or data) for every CPU in `cpus`; 1 GiB "fallback" when sysfs says nothing.
+// or data) for every CPU in `cpus`; when sysfs says nothing (some VMs), what
+// CPUID reports (the host socket's cache, passed through); else a 1 GiB
+// "fallback".
 LastLevelCache last_level_cache(const std::vector<int>& cpus);
 
 struct MemoryBandwidthOptions {
@@ -29,7 +31,7 @@ struct MemoryBandwidthOptions {
   std::vector<int> cpus;  // empty: every usable CPU
   int repetitions = 5;    // best one counts
   // 0: max(4 x LLC, kMinimumTotalBytes capped at half the available memory);
-  // else exactly this (rounded to whole cache lines per array).
+  // else this, rounded up to whole cache lines per array.
   int64_t total_bytes = 0;
   bool quick = false;  // kQuickTotalBytes unless total_bytes is set
 };

@@ -85,7 +85,7 @@ nlohmann::json to_json(const SystemMeasurement& measurement) {
   json["peak_gflops_all_cores"] = measurement.all_cores.gflops;
   json["memory_bandwidth_gbps"] = measurement.memory.triad_gbps;
   json["fma"] = {{"isa", fma_isa_name(single.isa)},
-                 {"chains", fma_chains(single.isa)},
+                 {"chains", single.chains},
                  {"lanes", fma_lanes(single.isa)},
                  {"repetitions", single.repetition_gflops.size()},
                  {"single_core", fma_json(single)},
