@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "inferlab/runtime/compute_threads.h"
 #include "inferlab/runtime/session.h"
 
 namespace inferlab::backends {
@@ -46,8 +47,8 @@ class NativeModel final : public Model {
 
   nlohmann::json configuration() const override {
     return {{"threads_requested", options_.threads},
-            // Kernels are single-threaded until the fast-CPU work lands.
-            {"threads_used", 1},
+            // The OpenMP team oneDNN and InferLab's kernels share, per run.
+            {"threads_used", runtime::resolve_threads(options_.threads)},
             {"opt_level", options_.opt_level},
             {"node_timing", options_.node_timing},
             {"extra_outputs", options_.extra_outputs},

@@ -140,6 +140,47 @@ class ScratchBuffer {
   size_t capacity_ = 0;
 };
 
+// What a kernel decides once per run plan from the shapes the plan fixes
+// (oneDNN primitives and their argument tables, the layout chosen for the
+// weights): built by the kernel's prepare function when the plan is built,
+// owned by the plan, and handed to every call through KernelContext::state()
+// so a run only binds buffers and executes.
+class KernelState {
+ public:
+  virtual ~KernelState() = default;
+};
+
+// What a prepare function sees: the node, every input's and output's type
+// and shape as the plan fixes them, the values of constant inputs (weights,
+// biases), and the node's cache, which outlives one plan (per node, per
+// session): weights prepacked once are shared by the plans of every input
+// shape there.
+class PrepareContext {
+ public:
+  PrepareContext(const NodeInfo& node, std::vector<ValueFacts> inputs,
+                 std::vector<ValueFacts> outputs, std::shared_ptr<KernelState>& node_cache)
+      : node_(node),
+        inputs_(std::move(inputs)),
+        outputs_(std::move(outputs)),
+        node_cache_(node_cache) {}
+
+  const NodeInfo& node() const { return node_; }
+  size_t num_inputs() const { return inputs_.size(); }
+  bool has_input(size_t index) const {
+    return index < inputs_.size() && inputs_[index].dtype != DataType::kUndefined;
+  }
+  const ValueFacts& input(size_t index) const { return inputs_.at(index); }
+  size_t num_outputs() const { return outputs_.size(); }
+  const ValueFacts& output(size_t index) const { return outputs_.at(index); }
+  std::shared_ptr<KernelState>& node_cache() { return node_cache_; }
+
+ private:
+  const NodeInfo& node_;
+  std::vector<ValueFacts> inputs_;
+  std::vector<ValueFacts> outputs_;
+  std::shared_ptr<KernelState>& node_cache_;
+};
+
 class KernelContext {
  public:
   // `max_output_bytes` caps every output this context allocates: a shape
@@ -189,6 +230,15 @@ class KernelContext {
   // Output `index` as the last kernel left it (empty if never written).
   Tensor& written_output(size_t index);
 
+  // The state the kernel's prepare function built for this plan, or null
+  // (no plan, no prepare function, or prepare declined). A delegated context
+  // has none. T must be the type prepare created.
+  template <typename T>
+  T* state() const {
+    return static_cast<T*>(state_);
+  }
+  void set_state(KernelState* state) { state_ = state; }
+
  private:
   KernelContext(const NodeInfo& node, const Tensor* const* inputs, size_t input_count,
                 std::vector<Tensor>& outputs, SubgraphRunner* subgraphs, int64_t max_output_bytes,
@@ -204,6 +254,7 @@ class KernelContext {
   int64_t max_output_bytes_;
   ScratchBuffer* scratch_ = nullptr;
   std::unique_ptr<ScratchBuffer> own_scratch_;
+  KernelState* state_ = nullptr;
   // A delegated context borrows its parent's input pointers.
   bool delegated_ = false;
   const Tensor* const* delegated_inputs_ = nullptr;
@@ -212,6 +263,9 @@ class KernelContext {
 
 using InferFunction = std::function<void(InferContext&)>;
 using ComputeFunction = std::function<void(KernelContext&)>;
+// Null: nothing to prepare for these shapes or types (compute then runs
+// without state, as it must in unplanned runs anyway).
+using PrepareFunction = std::function<std::unique_ptr<KernelState>(PrepareContext&)>;
 
 // One operator's implementation. `min_opset`..`max_opset` is the range of
 // default-domain opset versions it implements (every change in between is
@@ -237,6 +291,9 @@ struct OpKernel {
   // contrib operators; "ai.inferlab" for InferLab's own fused operators
   // (docs/fused-ops.md). Opset bounds apply to the kernel's own domain.
   std::string domain;
+  // Optional: called when a run plan is built (see KernelState). Compute
+  // must also work without the state it builds.
+  PrepareFunction prepare;
 };
 
 }  // namespace inferlab::kernels

@@ -1,5 +1,6 @@
 #include "inferlab/kernels/registry.h"
 
+#include "inferlab/kernels/dnnl/dnnl_kernels.h"
 #include "inferlab/kernels/fused/conv_fusion_kernels.h"
 #include "inferlab/kernels/fused/transformer_kernels.h"
 #include "inferlab/kernels/reference/control_flow_ops.h"
@@ -47,6 +48,15 @@ const OpRegistry& OpRegistry::reference() {
     reference::register_control_flow_ops(built);
     fused::register_conv_fusion_kernels(built);
     fused::register_transformer_kernels(built);
+    return built;
+  }();
+  return registry;
+}
+
+const OpRegistry& OpRegistry::fast() {
+  static const OpRegistry registry = [] {
+    OpRegistry built = reference();
+    dnnl_backend::add_dnnl_kernels(built);
     return built;
   }();
   return registry;

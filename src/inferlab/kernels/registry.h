@@ -22,6 +22,9 @@ class OpRegistry {
 
   // The registry of InferLab's reference kernels (built once, immutable).
   static const OpRegistry& reference();
+  // The reference kernels with the fast ones over them (oneDNN-backed
+  // kernels used in planned runs); what sessions execute with.
+  static const OpRegistry& fast();
 
  private:
   std::map<std::string, OpKernel> kernels_;

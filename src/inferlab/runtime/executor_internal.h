@@ -32,6 +32,8 @@ struct GraphExecutor::CompiledNode {
   std::vector<int> consumed_slots;  // inputs and values its subgraphs read
   std::vector<int> release_after;   // slots whose last consumer this is
   bool folded = false;              // a Constant computed at construction
+  // The kernel's per-node cache across run plans (PrepareContext::node_cache).
+  std::shared_ptr<kernels::KernelState> node_cache;
 };
 
 // What an If/Loop kernel calls to run one of its node's bodies.

@@ -87,6 +87,43 @@ void GraphExecutor::plan_node(CompiledNode& compiled, PlannedNode& planned, RunP
       std::make_unique<kernels::KernelContext>(compiled.info, planned.inputs, planned.outputs,
                                                planned.subgraphs.get(), options_.max_tensor_bytes);
   planned.context->set_scratch(&planned.scratch);
+  if (compiled.kernel.prepare) prepare_node(compiled, planned, shapes);
+}
+
+// The kernel's prepare step, with the plan's types and shapes and the
+// values of constant inputs.
+void GraphExecutor::prepare_node(CompiledNode& compiled, PlannedNode& planned,
+                                 const ShapeInferenceResult& shapes) {
+  auto facts_of = [&](const std::string& name, int slot) {
+    kernels::ValueFacts facts;
+    if (slot >= 0 && is_constant_[slot] && !values_[slot].empty()) {
+      facts.value = &values_[slot];
+      facts.dtype = facts.value->dtype();
+      facts.shape = facts.value->shape();
+      return facts;
+    }
+    const model::ValueInfo* info = name.empty() ? nullptr : shapes.find_resolved(name);
+    if (info == nullptr || !info->is_static()) return facts;
+    facts.dtype = info->dtype;
+    facts.shape = info->static_shape();
+    return facts;
+  };
+  std::vector<kernels::ValueFacts> inputs;
+  for (size_t i = 0; i < compiled.input_slots.size(); ++i) {
+    inputs.push_back(facts_of(compiled.node.inputs[i], compiled.input_slots[i]));
+  }
+  std::vector<kernels::ValueFacts> outputs;
+  for (size_t i = 0; i < compiled.output_slots.size(); ++i) {
+    outputs.push_back(facts_of(compiled.node.outputs[i], -1));
+  }
+  try {
+    kernels::PrepareContext context(compiled.info, std::move(inputs), std::move(outputs),
+                                    compiled.node_cache);
+    planned.state = compiled.kernel.prepare(context);
+  } catch (...) {
+    rethrow_naming_node(compiled);
+  }
+  planned.context->set_state(planned.state.get());
 }
 
 const std::vector<Tensor>& GraphExecutor::run_planned(RunPlan& plan,

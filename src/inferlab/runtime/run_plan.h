@@ -28,6 +28,7 @@ struct PlannedNode {
   kernels::ScratchBuffer scratch;
   std::unique_ptr<kernels::SubgraphRunner> subgraphs;
   std::unique_ptr<kernels::KernelContext> context;
+  std::unique_ptr<kernels::KernelState> state;  // the kernel's prepare result, if any
 };
 
 class RunPlan {

@@ -11,6 +11,7 @@
 
 #include "inferlab/kernels/registry.h"
 #include "inferlab/model/onnx_import.h"
+#include "inferlab/runtime/compute_threads.h"
 #include "inferlab/runtime/executor.h"
 #include "inferlab/runtime/input_check.h"
 #include "inferlab/runtime/op_support.h"
@@ -149,7 +150,7 @@ Session Session::from_model(model::Model model, const SessionOptions& options, b
   impl->model = std::move(model);
   const model::Model& loaded = impl->model;
   if (!loaded.graph) fail(ErrorCode::kInvalidModel, "{}: the model has no graph", loaded.source);
-  const kernels::OpRegistry& registry = kernels::OpRegistry::reference();
+  const kernels::OpRegistry& registry = kernels::OpRegistry::fast();
   check_ops_supported(loaded, registry);
   if (!optimized) add_extra_outputs(impl->model, options.extra_outputs);
   impl->inputs = apply_input_shapes(*loaded.graph, options.input_shapes, loaded.source);
@@ -225,6 +226,7 @@ const std::unordered_map<std::string, model::ValueInfo>& Session::value_infos() 
 }
 
 TensorMap Session::run(const TensorMap& inputs) {
+  const ComputeThreads threads(impl_->options.threads);
   const model::Graph& graph = *impl_->model.graph;
   const MatchedInputs matched = match_inputs(impl_->inputs, graph.overridable_initializers, inputs);
   RunPlan* plan = plan_for(matched);
@@ -270,6 +272,7 @@ void Session::bind(const TensorMap& inputs, const TensorMap& outputs) {
 
 void Session::run() {
   if (!impl_->bound) fail(ErrorCode::kInvalidArgument, "run(): bind() inputs first");
+  const ComputeThreads threads(impl_->options.threads);
   const model::Graph& graph = *impl_->model.graph;
   const MatchedInputs& matched = impl_->bound_matched;
   RunPlan* plan = plan_for(matched);

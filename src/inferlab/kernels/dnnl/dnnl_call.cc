@@ -1,0 +1,99 @@
+// oneDNN primitives run through prebuilt argument tables; see dnnl_call.h.
+#include "inferlab/kernels/dnnl/dnnl_call.h"
+
+#include <algorithm>
+#include <string>
+
+namespace inferlab::kernels::dnnl_backend {
+
+const dnnl::engine& cpu_engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+dnnl::memory::dims to_dims(const Shape& shape) {
+  return dnnl::memory::dims(shape.begin(), shape.end());
+}
+
+dnnl::memory::format_tag plain_tag(size_t rank) {
+  using tag = dnnl::memory::format_tag;
+  static const tag kTags[] = {tag::undef, tag::a,     tag::ab,    tag::abc,
+                              tag::abcd,  tag::abcde, tag::abcdef};
+  if (rank == 0 || rank >= std::size(kTags)) {
+    fail(ErrorCode::kUnsupported, "oneDNN: no plain layout for rank {}", rank);
+  }
+  return kTags[rank];
+}
+
+dnnl::memory::desc plain_desc(const Shape& shape) {
+  return dnnl::memory::desc(to_dims(shape), dnnl::memory::data_type::f32, plain_tag(shape.size()));
+}
+
+DnnlCall::DnnlCall(dnnl::primitive primitive,
+                   const std::vector<std::pair<int, dnnl::memory::desc>>& arguments)
+    : primitive_(std::move(primitive)), stream_(cpu_engine()) {
+  memories_.reserve(arguments.size());
+  args_.reserve(arguments.size());
+  for (const auto& [arg, desc] : arguments) {
+    memories_.emplace_back(desc, cpu_engine(), static_cast<void*>(nullptr));
+    args_.push_back(dnnl_exec_arg_t{arg, memories_.back().get()});
+  }
+}
+
+void DnnlCall::bind(int arg, const void* data) {
+  for (dnnl_exec_arg_t& entry : args_) {
+    if (entry.arg != arg) continue;
+    // oneDNN takes a non-const handle for inputs too; it does not write them.
+    dnnl_memory_set_data_handle_v2(entry.memory, const_cast<void*>(data), nullptr);
+    return;
+  }
+}
+
+void DnnlCall::execute(const NodeInfo& node) const {
+  const dnnl_status_t status = dnnl_primitive_execute(primitive_.get(), stream_.get(),
+                                                      static_cast<int>(args_.size()), args_.data());
+  if (status != dnnl_success) {
+    node.fail(ErrorCode::kRuntime, "oneDNN primitive failed (status {})", static_cast<int>(status));
+  }
+}
+
+AlignedBytes::AlignedBytes(size_t bytes) : size_(bytes) {
+  constexpr size_t kAlignment = 64;
+  const size_t rounded = (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+  data_.reset(std::aligned_alloc(kAlignment, rounded));
+  if (!data_) fail(ErrorCode::kRuntime, "cannot allocate {} bytes for packed weights", bytes);
+}
+
+AlignedBytes reorder_to(const dnnl::memory::desc& from, const void* source,
+                        const dnnl::memory::desc& to) {
+  AlignedBytes packed(to.get_size());
+  dnnl::memory source_memory(from, cpu_engine(), const_cast<void*>(source));
+  dnnl::memory packed_memory(to, cpu_engine(), packed.data());
+  dnnl::stream stream(cpu_engine());
+  dnnl::reorder(source_memory, packed_memory).execute(stream, source_memory, packed_memory);
+  stream.wait();
+  return packed;
+}
+
+std::shared_ptr<AlignedBytes> PackedWeightsCache::get(const dnnl::memory::desc& user,
+                                                      const void* data,
+                                                      const dnnl::memory::desc& wanted) {
+  for (const auto& [desc, bytes] : layouts_) {
+    if (desc == wanted) return bytes;
+  }
+  layouts_.emplace_back(wanted, std::make_shared<AlignedBytes>(reorder_to(user, data, wanted)));
+  return layouts_.back().second;
+}
+
+DnnlCall make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+  if (from == to) return {};
+  const dnnl::reorder::primitive_desc pd(cpu_engine(), from, cpu_engine(), to);
+  return DnnlCall(dnnl::reorder(pd), {{DNNL_ARG_SRC, from}, {DNNL_ARG_DST, to}});
+}
+
+size_t align_scratch(size_t bytes) {
+  constexpr size_t kAlignment = 64;
+  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+}  // namespace inferlab::kernels::dnnl_backend

@@ -1,0 +1,107 @@
+// One oneDNN primitive ready to run: created when a run plan is built, with
+// its argument table prebuilt, so a run only swaps data pointers into the
+// table and executes through oneDNN's C API. The C++ API's execute() takes an
+// std::unordered_map of arguments, built per call; the C API takes a plain
+// array, so a steady-state run allocates nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "inferlab/core/tensor.h"
+#include "inferlab/kernels/kernel.h"
+
+namespace inferlab::kernels::dnnl_backend {
+
+// The CPU engine every InferLab primitive runs on. Created on first use and
+// never changed afterwards (oneDNN engines are immutable and thread-safe).
+const dnnl::engine& cpu_engine();
+
+// Shape <-> oneDNN dims.
+dnnl::memory::dims to_dims(const Shape& shape);
+
+// The plain (row-major) format tag of a tensor of `rank` dims: a, ab, abc, ...
+dnnl::memory::format_tag plain_tag(size_t rank);
+dnnl::memory::desc plain_desc(const Shape& shape);
+
+class DnnlCall {
+ public:
+  DnnlCall() = default;
+  // `primitive` is run on its own stream; `arguments` name every memory it
+  // reads or writes (DNNL_ARG_SRC, ...), created here without data.
+  DnnlCall(dnnl::primitive primitive,
+           const std::vector<std::pair<int, dnnl::memory::desc>>& arguments);
+
+  // Sets the data of argument `arg` (a DNNL_ARG_* value given at creation)
+  // for the next execute(). Does not allocate.
+  void bind(int arg, const void* data);
+  // Runs the primitive; throws Error naming `node` if oneDNN fails.
+  void execute(const NodeInfo& node) const;
+  bool empty() const { return !primitive_; }
+
+ private:
+  dnnl::primitive primitive_;
+  dnnl::stream stream_;
+  std::vector<dnnl::memory> memories_;  // owners of the handles in args_
+  std::vector<dnnl_exec_arg_t> args_;
+};
+
+// A 64-byte aligned block of bytes (weights prepacked into oneDNN's layout).
+class AlignedBytes {
+ public:
+  explicit AlignedBytes(size_t bytes);
+  void* data() { return data_.get(); }
+  const void* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+
+ private:
+  struct Free {
+    void operator()(void* data) const { std::free(data); }
+  };
+  std::unique_ptr<void, Free> data_;
+  size_t size_ = 0;
+};
+
+// Copies `source` (bytes described by `from`) into a new buffer laid out as
+// `to`, through a oneDNN reorder: how weights are prepacked once at plan time.
+AlignedBytes reorder_to(const dnnl::memory::desc& from, const void* source,
+                        const dnnl::memory::desc& to);
+
+// A node's weights prepacked per layout oneDNN asked for (plans of different
+// input shapes may ask for different ones); kept in the node's cache
+// (PrepareContext::node_cache), so every plan of a session shares them.
+class PackedWeightsCache : public KernelState {
+ public:
+  // The weights (`data`, laid out as `user`) in layout `wanted`, reordered
+  // on the first request.
+  std::shared_ptr<AlignedBytes> get(const dnnl::memory::desc& user, const void* data,
+                                    const dnnl::memory::desc& wanted);
+
+ private:
+  std::vector<std::pair<dnnl::memory::desc, std::shared_ptr<AlignedBytes>>> layouts_;
+};
+
+// A reorder between two layouts of one tensor; an empty call when they are
+// the same layout.
+DnnlCall make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to);
+
+// Runs a kernel's prepare step; a case oneDNN has no implementation for
+// (it throws dnnl::error while creating the primitive) is declined, and the
+// reference kernel computes it.
+template <typename Prepare>
+std::unique_ptr<KernelState> prepare_or_decline(Prepare&& prepare) {
+  try {
+    return prepare();
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+}
+
+// `bytes` rounded up to 64 (each region of a node's scratch is aligned).
+size_t align_scratch(size_t bytes);
+
+}  // namespace inferlab::kernels::dnnl_backend

@@ -1,0 +1,11 @@
+#include "inferlab/kernels/dnnl/dnnl_kernels.h"
+
+namespace inferlab::kernels::dnnl_backend {
+
+void add_dnnl_kernels(OpRegistry& registry) {
+  add_dnnl_conv_kernels(registry);
+  add_dnnl_matmul_kernels(registry);
+  add_dnnl_pool_kernels(registry);
+}
+
+}  // namespace inferlab::kernels::dnnl_backend

@@ -1,0 +1,21 @@
+// Kernels that run on oneDNN (Debian's libdnnl 2.6) in planned runs: each
+// is its reference kernel with a prepare step that builds oneDNN primitives
+// for the plan's shapes (see KernelState), falling back to the reference
+// compute where there is no plan or oneDNN is not used for the case.
+#pragma once
+
+#include "inferlab/kernels/registry.h"
+
+namespace inferlab::kernels::dnnl_backend {
+
+// Conv and ai.inferlab FusedConv (dnnl_conv.cc).
+void add_dnnl_conv_kernels(OpRegistry& registry);
+// MatMul, Gemm, ai.inferlab FusedMatMul and FusedGemm (dnnl_matmul.cc).
+void add_dnnl_matmul_kernels(OpRegistry& registry);
+// MaxPool and AveragePool (dnnl_pool.cc).
+void add_dnnl_pool_kernels(OpRegistry& registry);
+
+// Every oneDNN-backed kernel, over the ones already in `registry`.
+void add_dnnl_kernels(OpRegistry& registry);
+
+}  // namespace inferlab::kernels::dnnl_backend

@@ -1,0 +1,333 @@
+// The oneDNN-backed kernels (Conv, FusedConv, MaxPool, AveragePool) against
+// their reference kernels, through the same calls a run plan makes: prepare
+// with the plan's shapes and constant weights, then compute with the state
+// (twice, so a second call with the same state and scratch is checked too).
+// Awkward shapes: groups, depthwise, strides, pads, dilations, batch 2, odd
+// channel counts, 1-D and 3-D, no bias, every fused activation, residual Z.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "inferlab/kernels/registry.h"
+#include "kernels/tensor_ops_harness.h"
+#include "test_util.h"
+
+namespace inferlab::kernels {
+namespace {
+
+using inferlab::testing::floats_attr;
+using inferlab::testing::int_attr;
+using inferlab::testing::ints_attr;
+using inferlab::testing::random_float_tensor;
+using inferlab::testing::string_attr;
+using Inputs = std::vector<std::optional<Tensor>>;
+
+struct Case {
+  std::string domain;
+  std::string op;
+  model::AttributeMap attributes;
+  Inputs inputs;
+  std::vector<size_t> constants = {1, 2};  // inputs known at prepare (weights, bias)
+};
+
+struct Outcome {
+  Tensor output;
+  bool prepared = false;
+};
+
+Outcome run(const OpRegistry& registry, const Case& c, bool plan) {
+  const int64_t opset = c.domain.empty() ? 17 : 1;
+  const OpKernel* kernel = registry.find(c.domain, c.op, opset);
+  if (kernel == nullptr) throw std::runtime_error("no kernel " + c.op);
+  const std::string name = "node";
+  const NodeInfo node(name, c.op, opset, c.attributes);
+  std::vector<ValueFacts> facts;
+  std::vector<const Tensor*> pointers;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    const auto& input = c.inputs[i];
+    const bool constant = std::find(c.constants.begin(), c.constants.end(), i) != c.constants.end();
+    const Tensor* value = input && constant ? &*input : nullptr;
+    facts.push_back(input ? ValueFacts{input->dtype(), input->shape(), value} : ValueFacts{});
+    pointers.push_back(input ? &*input : nullptr);
+  }
+  InferContext infer(node, facts, 1);
+  kernel->infer(infer);
+  const ValueFacts output_facts{infer.outputs()[0]->first, *infer.outputs()[0]->second, nullptr};
+  Outcome outcome;
+  std::shared_ptr<KernelState> cache;
+  std::unique_ptr<KernelState> state;
+  if (plan && kernel->prepare) {
+    PrepareContext prepare(node, facts, {output_facts}, cache);
+    state = kernel->prepare(prepare);
+  }
+  outcome.prepared = state != nullptr;
+  std::vector<Tensor> outputs(1);
+  ScratchBuffer scratch;
+  KernelContext context(node, pointers, outputs);
+  context.set_scratch(&scratch);
+  context.set_state(state.get());
+  for (int call = 0; call < 2; ++call) kernel->compute(context);
+  EXPECT_EQ(output_facts.shape, outputs[0].shape()) << c.op;
+  outcome.output = outputs[0];
+  return outcome;
+}
+
+void expect_matches_reference(const Case& c, const std::string& label) {
+  const Outcome fast = run(OpRegistry::fast(), c, true);
+  const Outcome reference = run(OpRegistry::reference(), c, false);
+  EXPECT_TRUE(fast.prepared) << label << ": oneDNN did not take it";
+  EXPECT_LE(inferlab::testing::relative_error(fast.output, reference.output), 1e-5) << label;
+}
+
+struct ConvShape {
+  std::string label;
+  Shape x;
+  Shape w;
+  model::AttributeMap attributes;
+  bool bias = true;
+};
+
+std::vector<ConvShape> conv_shapes() {
+  return {
+      {"3x3 pad 1", {1, 5, 9, 11}, {7, 5, 3, 3}, {{"pads", ints_attr({1, 1, 1, 1})}}},
+      {"1x1", {1, 16, 8, 8}, {33, 16, 1, 1}, {}},
+      {"stride 2 asymmetric pads",
+       {2, 3, 17, 13},
+       {8, 3, 7, 7},
+       {{"strides", ints_attr({2, 2})}, {"pads", ints_attr({3, 2, 1, 3})}}},
+      {"dilation 2",
+       {1, 4, 12, 12},
+       {6, 4, 3, 3},
+       {{"dilations", ints_attr({2, 2})}, {"pads", ints_attr({2, 2, 2, 2})}}},
+      {"groups 3",
+       {1, 6, 10, 10},
+       {9, 2, 3, 3},
+       {{"group", int_attr(3)}, {"pads", ints_attr({1, 1, 1, 1})}}},
+      {"depthwise stride 2",
+       {1, 32, 15, 15},
+       {32, 1, 3, 3},
+       {{"group", int_attr(32)},
+        {"strides", ints_attr({2, 2})},
+        {"pads", ints_attr({1, 1, 1, 1})}}},
+      {"auto_pad SAME_UPPER",
+       {1, 3, 10, 9},
+       {4, 3, 4, 4},
+       {{"auto_pad", string_attr("SAME_UPPER")}, {"strides", ints_attr({2, 2})}}},
+      {"no bias", {1, 2, 5, 5}, {3, 2, 3, 3}, {}, false},
+      {"1-D", {2, 4, 19}, {5, 4, 3}, {{"pads", ints_attr({1, 1})}}},
+      {"3-D", {1, 2, 5, 6, 7}, {3, 2, 3, 3, 3}, {{"pads", ints_attr({1, 1, 1, 1, 1, 1})}}},
+  };
+}
+
+Case conv_case(const ConvShape& shape, uint32_t seed) {
+  Case c{"", "Conv", shape.attributes, {}};
+  c.inputs.push_back(random_float_tensor(shape.x, seed));
+  c.inputs.push_back(random_float_tensor(shape.w, seed + 1));
+  if (shape.bias) c.inputs.push_back(random_float_tensor({shape.w[0]}, seed + 2));
+  return c;
+}
+
+TEST(DnnlConv, MatchesTheReferenceConvOnAwkwardShapes) {
+  uint32_t seed = 10;
+  for (const ConvShape& shape : conv_shapes()) {
+    expect_matches_reference(conv_case(shape, seed), shape.label);
+    seed += 3;
+  }
+}
+
+TEST(DnnlConv, FusedConvMatchesWithEveryActivationAndTheResidual) {
+  const std::vector<std::pair<std::string, std::vector<float>>> activations = {
+      {"Relu", {}},
+      {"LeakyRelu", {0.1f}},
+      {"Clip", {-0.5f, 0.7f}},
+      {"Sigmoid", {}},
+      {"HardSigmoid", {0.3f, 0.4f}},
+      {"HardSwish", {}},
+      {"Tanh", {}},
+      {"Gelu", {}},
+      {"GeluTanh", {}},
+      {"SiLU", {}}};
+  uint32_t seed = 100;
+  for (const ConvShape& shape : conv_shapes()) {
+    for (const auto& [name, params] : activations) {
+      for (bool residual : {false, true}) {
+        Case c = conv_case(shape, seed++);
+        c.domain = "ai.inferlab";
+        c.op = "FusedConv";
+        c.attributes["activation"] = string_attr(name);
+        if (!params.empty()) c.attributes["activation_params"] = floats_attr(params);
+        if (residual) {
+          const Outcome plain = run(OpRegistry::reference(), c, false);
+          while (c.inputs.size() < 3) c.inputs.emplace_back();
+          // Z is an activation, not a constant: unknown at prepare.
+          c.inputs.push_back(random_float_tensor(plain.output.shape(), seed++));
+        }
+        expect_matches_reference(c, shape.label + " " + name + (residual ? " +Z" : ""));
+      }
+    }
+  }
+}
+
+TEST(DnnlMatMul, MatMulMatchesWithBatchBroadcastingAndConstantOrRunTimeB) {
+  struct MatMulCase {
+    std::string label;
+    Shape a;
+    Shape b;
+  };
+  const std::vector<MatMulCase> cases = {
+      {"2-D", {7, 33}, {33, 17}},
+      {"1 row", {1, 768}, {768, 768}},
+      {"3-D by 2-D", {2, 5, 16}, {16, 31}},
+      {"batched", {3, 4, 9}, {3, 9, 5}},
+      {"batch broadcast", {2, 1, 6, 8}, {3, 8, 5}},
+  };
+  uint32_t seed = 700;
+  for (const MatMulCase& m : cases) {
+    for (bool constant_b : {true, false}) {
+      Case c{
+          "", "MatMul", {}, {random_float_tensor(m.a, seed), random_float_tensor(m.b, seed + 1)}};
+      if (!constant_b) c.constants = {};
+      expect_matches_reference(c, m.label + (constant_b ? " constant B" : " run-time B"));
+      seed += 2;
+    }
+  }
+}
+
+TEST(DnnlMatMul, GemmMatchesWithTransposesAndEveryCShape) {
+  const int64_t m = 5;
+  const int64_t k = 12;
+  const int64_t n = 7;
+  const std::vector<Shape> c_shapes = {{}, {n}, {1, n}, {m, n}, {m, 1}};
+  uint32_t seed = 800;
+  for (int trans_a : {0, 1}) {
+    for (int trans_b : {0, 1}) {
+      for (const Shape& c_shape : c_shapes) {
+        Case c{"", "Gemm", {{"transA", int_attr(trans_a)}, {"transB", int_attr(trans_b)}}, {}};
+        c.inputs.push_back(random_float_tensor(trans_a ? Shape{k, m} : Shape{m, k}, seed++));
+        c.inputs.push_back(random_float_tensor(trans_b ? Shape{n, k} : Shape{k, n}, seed++));
+        c.inputs.push_back(random_float_tensor(c_shape, seed++));
+        const std::string label = "transA " + std::to_string(trans_a) + " transB " +
+                                  std::to_string(trans_b) + " C " + shape_to_string(c_shape);
+        // oneDNN broadcasts C per tensor, per row of N, or not at all; a
+        // column [M, 1] may be declined (the reference then runs): compare
+        // only the values.
+        const Outcome fast = run(OpRegistry::fast(), c, true);
+        const Outcome reference = run(OpRegistry::reference(), c, false);
+        if (c_shape != Shape{m, 1}) EXPECT_TRUE(fast.prepared) << label;
+        EXPECT_LE(inferlab::testing::relative_error(fast.output, reference.output), 1e-5) << label;
+      }
+    }
+  }
+}
+
+TEST(DnnlMatMul, FusedFormsMatchWithBiasAndActivation) {
+  uint32_t seed = 900;
+  for (const std::string activation : {"", "Relu", "Gelu", "Tanh"}) {
+    Case matmul{"ai.inferlab", "FusedMatMul", {{"activation", string_attr(activation)}}, {}};
+    matmul.inputs = {random_float_tensor({2, 3, 24}, seed), random_float_tensor({24, 40}, seed + 1),
+                     random_float_tensor({40}, seed + 2)};
+    expect_matches_reference(matmul, "FusedMatMul " + activation);
+    Case gemm{"ai.inferlab",
+              "FusedGemm",
+              {{"activation", string_attr(activation)}, {"transB", int_attr(1)}},
+              {}};
+    gemm.inputs = {random_float_tensor({4, 24}, seed + 3), random_float_tensor({10, 24}, seed + 4),
+                   random_float_tensor({10}, seed + 5)};
+    expect_matches_reference(gemm, "FusedGemm " + activation);
+    seed += 6;
+  }
+}
+
+TEST(DnnlMatMul, GemmWithAlphaOrBetaStaysOnTheReference) {
+  Case c{"",
+         "Gemm",
+         {{"alpha", inferlab::testing::float_attr(0.5f)}},
+         {random_float_tensor({3, 4}, 1), random_float_tensor({4, 5}, 2),
+          random_float_tensor({5}, 3)}};
+  EXPECT_FALSE(run(OpRegistry::fast(), c, true).prepared);
+  c.attributes = {{"beta", inferlab::testing::float_attr(2.0f)}};
+  EXPECT_FALSE(run(OpRegistry::fast(), c, true).prepared);
+}
+
+TEST(DnnlPool, MaxAndAveragePoolMatchTheReference) {
+  struct PoolCase {
+    std::string label;
+    std::string op;
+    Shape x;
+    model::AttributeMap attributes;
+  };
+  const std::vector<PoolCase> cases = {
+      {"max 3x3 s2 p1",
+       "MaxPool",
+       {1, 64, 112, 112},
+       {{"kernel_shape", ints_attr({3, 3})},
+        {"strides", ints_attr({2, 2})},
+        {"pads", ints_attr({1, 1, 1, 1})}}},
+      {"max ceil_mode",
+       "MaxPool",
+       {2, 3, 10, 11},
+       {{"kernel_shape", ints_attr({3, 3})},
+        {"strides", ints_attr({2, 2})},
+        {"ceil_mode", int_attr(1)}}},
+      {"max dilated",
+       "MaxPool",
+       {1, 5, 13, 13},
+       {{"kernel_shape", ints_attr({3, 3})}, {"dilations", ints_attr({2, 2})}}},
+      {"max 1-D", "MaxPool", {1, 7, 21}, {{"kernel_shape", ints_attr({4})}}},
+      {"average exclude pad",
+       "AveragePool",
+       {1, 9, 14, 14},
+       {{"kernel_shape", ints_attr({3, 3})}, {"pads", ints_attr({1, 1, 1, 1})}}},
+      {"average include pad",
+       "AveragePool",
+       {1, 9, 14, 14},
+       {{"kernel_shape", ints_attr({3, 3})},
+        {"pads", ints_attr({1, 0, 1, 2})},
+        {"count_include_pad", int_attr(1)}}},
+      {"average ceil_mode",
+       "AveragePool",
+       {1, 4, 9, 9},
+       {{"kernel_shape", ints_attr({2, 2})},
+        {"strides", ints_attr({2, 2})},
+        {"ceil_mode", int_attr(1)}}},
+  };
+  uint32_t seed = 500;
+  for (const PoolCase& p : cases) {
+    Case c{"", p.op, p.attributes, {random_float_tensor(p.x, seed++)}};
+    expect_matches_reference(c, p.label);
+  }
+}
+
+TEST(DnnlPool, IndicesOutputAndCeilModeWithPaddingCountedStayOnTheReference) {
+  Case c{"",
+         "AveragePool",
+         {{"kernel_shape", ints_attr({2, 2})},
+          {"strides", ints_attr({2, 2})},
+          {"ceil_mode", int_attr(1)},
+          {"count_include_pad", int_attr(1)}},
+         {random_float_tensor({1, 2, 5, 5}, 7)}};
+  const Outcome fast = run(OpRegistry::fast(), c, true);
+  EXPECT_FALSE(fast.prepared);
+  EXPECT_LE(
+      inferlab::testing::relative_error(fast.output, run(OpRegistry::reference(), c, false).output),
+      0.0);
+}
+
+TEST(DnnlConv, WithoutAPlanTheReferenceKernelRuns) {
+  const Case c = conv_case(conv_shapes()[0], 3);
+  const Outcome unplanned = run(OpRegistry::fast(), c, false);
+  EXPECT_FALSE(unplanned.prepared);
+  EXPECT_EQ(inferlab::testing::relative_error(unplanned.output,
+                                              run(OpRegistry::reference(), c, false).output),
+            0.0);
+}
+
+TEST(DnnlConv, NonConstantWeightsStayOnTheReference) {
+  Case c = conv_case(conv_shapes()[0], 3);
+  c.constants = {2};  // W is computed at run time
+  EXPECT_FALSE(run(OpRegistry::fast(), c, true).prepared);
+}
+
+}  // namespace
+}  // namespace inferlab::kernels

@@ -1,0 +1,105 @@
+// SessionOptions::threads: at most N threads compute, the caller included,
+// per session. Counted with CPU time per thread (/proc/self/task/*/schedstat),
+// never with durations: with 1 thread the other threads of the process stay
+// (almost) idle during runs; with 2 another thread does a real share of the
+// work; and two sessions in one process keep their own counts when their
+// runs alternate. The caller's own OpenMP setting is put back after a run.
+#include "inferlab/runtime/compute_threads.h"
+
+#include <omp.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "inferlab/core/npy.h"
+#include "inferlab/runtime/session.h"
+#include "test_util.h"
+
+namespace inferlab::runtime {
+namespace {
+
+// CPU nanoseconds per thread of this process.
+std::map<long, int64_t> thread_cpu_ns() {
+  std::map<long, int64_t> cpu;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream file(entry.path() / "schedstat");
+    int64_t ns = 0;
+    if (file >> ns) cpu[std::stol(entry.path().filename().string())] = ns;
+  }
+  return cpu;
+}
+
+struct CpuSplit {
+  int64_t caller_ns = 0;
+  int64_t others_ns = 0;
+};
+
+CpuSplit cpu_during(Session& session, const TensorMap& inputs, int runs) {
+  const long caller = syscall(SYS_gettid);
+  const std::map<long, int64_t> before = thread_cpu_ns();
+  for (int i = 0; i < runs; ++i) session.run(inputs);
+  const std::map<long, int64_t> after = thread_cpu_ns();
+  CpuSplit split;
+  for (const auto& [tid, ns] : after) {
+    const auto it = before.find(tid);
+    const int64_t used = ns - (it == before.end() ? 0 : it->second);
+    (tid == caller ? split.caller_ns : split.others_ns) += used;
+  }
+  return split;
+}
+
+struct Loaded {
+  Session session;
+  TensorMap inputs;
+};
+
+Loaded load(const std::string& base, int threads) {
+  SessionOptions options;
+  options.threads = threads;
+  Session session = Session::load(base + ".onnx", options);
+  TensorMap inputs{{session.inputs()[0].name, read_npy(base + ".input.npy")}};
+  session.run(inputs);  // builds the plan, starts the team
+  return {std::move(session), std::move(inputs)};
+}
+
+TEST(ComputeThreads, ZeroMeansOnePerUsableCpu) {
+  EXPECT_EQ(resolve_threads(0), omp_get_num_procs());
+  EXPECT_EQ(resolve_threads(3), 3);
+}
+
+TEST(ComputeThreads, PutsTheCallersSettingBack) {
+  omp_set_num_threads(5);
+  {
+    const ComputeThreads scope(1);
+    EXPECT_EQ(omp_get_max_threads(), 1);
+  }
+  EXPECT_EQ(omp_get_max_threads(), 5);
+}
+
+TEST(ComputeThreads, TwoSessionsInOneProcessEachUseTheirOwnCount) {
+  if (omp_get_num_procs() < 2) GTEST_SKIP() << "needs 2 CPUs";
+  const std::string base = testing::cache_dir() + "/models/resnet50_op17";
+  if (!std::filesystem::exists(base + ".onnx")) GTEST_SKIP() << base << ".onnx is missing";
+  Loaded one = load(base, 1);
+  Loaded two = load(base, 2);
+  for (int round = 0; round < 2; ++round) {
+    const CpuSplit single = cpu_during(one.session, one.inputs, 3);
+    const CpuSplit dual = cpu_during(two.session, two.inputs, 3);
+    // One thread: the others only spin down from the previous 2-thread run.
+    EXPECT_LT(single.others_ns, single.caller_ns / 5)
+        << "round " << round << ": threads=1 but other threads used " << single.others_ns
+        << " ns of CPU against the caller's " << single.caller_ns;
+    // Two threads: a second thread does a real share of the work.
+    EXPECT_GT(dual.others_ns, dual.caller_ns / 3)
+        << "round " << round << ": threads=2 but other threads used only " << dual.others_ns
+        << " ns of CPU against the caller's " << dual.caller_ns;
+  }
+}
+
+}  // namespace
+}  // namespace inferlab::runtime
