@@ -12,12 +12,15 @@ namespace inferlab::kernels::cpu::avx2 {
 using V = VecF32;
 constexpr Isa kIsa = Isa::kAvx2;
 
-#include "inferlab/kernels/cpu/binary_f32.inc"
-#include "inferlab/kernels/cpu/kernel_table.inc"
-#include "inferlab/kernels/cpu/layer_norm_f32.inc"
-#include "inferlab/kernels/cpu/softmax_f32.inc"
-#include "inferlab/kernels/cpu/unary_f32.inc"
+// Order matters: each file uses the ones before it (clang-format must not sort).
+// clang-format off
 #include "inferlab/kernels/cpu/vector_math.inc"
+#include "inferlab/kernels/cpu/unary_f32.inc"
+#include "inferlab/kernels/cpu/binary_f32.inc"
+#include "inferlab/kernels/cpu/softmax_f32.inc"
+#include "inferlab/kernels/cpu/layer_norm_f32.inc"
+#include "inferlab/kernels/cpu/kernel_table.inc"
+// clang-format on
 
 }  // namespace inferlab::kernels::cpu::avx2
 
