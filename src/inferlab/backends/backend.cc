@@ -146,6 +146,7 @@ nlohmann::json options_json(const BackendOptions& options) {
           {"inter_op_threads", options.inter_op_threads},
           {"parallel_execution", options.parallel_execution},
           {"opt_level", options.opt_level},
+          {"max_isa", options.max_isa},
           {"precision", options.precision},
           {"device", options.device},
           {"input_shapes", shapes},
@@ -161,6 +162,7 @@ BackendOptions options_from_json(const nlohmann::json& json) {
   options.inter_op_threads = json.value("inter_op_threads", options.inter_op_threads);
   options.parallel_execution = json.value("parallel_execution", options.parallel_execution);
   options.opt_level = json.value("opt_level", options.opt_level);
+  options.max_isa = json.value("max_isa", options.max_isa);
   options.precision = json.value("precision", options.precision);
   options.device = json.value("device", options.device);
   if (json.contains("input_shapes")) {

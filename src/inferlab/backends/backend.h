@@ -41,6 +41,10 @@ struct BackendOptions {
   bool parallel_execution = false;
   // 0 none, 1 basic, 2 extended, 3 all (onnxruntime: disabled/basic/extended/all).
   int opt_level = 3;
+  // Native backend: the widest vector ISA its kernels may use, "auto" (the
+  // best the CPU has), "avx512", "avx2" or "portable". Other engines choose
+  // their own code paths and ignore it.
+  std::string max_isa = "auto";
   // "fp32" everywhere today; other precisions are refused by name.
   std::string precision = "fp32";
   // "cpu", or "cuda"/"cuda:N" where the engine and a GPU provide it.

@@ -50,6 +50,10 @@ class NativeModel final : public Model {
             // The OpenMP team oneDNN and InferLab's kernels share, per run.
             {"threads_used", runtime::resolve_threads(options_.threads)},
             {"opt_level", options_.opt_level},
+            // The kernels' instruction set: the best the CPU has, at most max_isa.
+            {"max_isa", options_.max_isa},
+            {"isa", kernels::cpu::isa_name(
+                        kernels::cpu::effective_isa(kernels::cpu::parse_isa(options_.max_isa)))},
             {"node_timing", options_.node_timing},
             {"extra_outputs", options_.extra_outputs},
             {"optimization",
@@ -115,6 +119,7 @@ class NativeModel final : public Model {
     session_options.extra_outputs = options.extra_outputs;
     session_options.node_timing = options.node_timing;
     session_options.opt_level = options.opt_level;
+    session_options.max_isa = kernels::cpu::parse_isa(options.max_isa);
     session_options.plan_cache_dir = options.plan_cache_dir;
     runtime::Session session = runtime::Session::load(source.require_onnx(kName), session_options);
     load_ms_ = static_cast<double>(nanoseconds_since(start)) / 1e6;

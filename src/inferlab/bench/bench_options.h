@@ -28,6 +28,7 @@ struct BenchOptions {
   bool shuffle = false;  // shuffled round order instead of A B A B ...
   uint64_t seed = 0;     // inputs, shuffling and bootstrap
   int opt_level = 3;
+  std::string max_isa = "auto";  // native kernels' widest ISA (BackendOptions::max_isa)
   std::string precision = "fp32";
   // Sweeps (one variable at a time unless cross).
   std::vector<int> threads = {0};

@@ -64,6 +64,7 @@ nlohmann::json settings_record(const BenchOptions& options, const std::string& r
                                                 : "files in " + options.inputs_dir},
           {"precision", options.precision},
           {"opt_level", options.opt_level},
+          {"max_isa", options.max_isa},
           {"backends", options.backends},
           {"swept", swept_variables(options)}};
 }
@@ -87,6 +88,7 @@ backends::BackendOptions backend_options(const PointContext& context,
   backends::BackendOptions options;
   options.threads = context.point.threads;
   options.opt_level = context.options.opt_level;
+  options.max_isa = context.options.max_isa;
   options.precision = context.options.precision;
   options.input_shapes = shapes;
   options.call_timeout_s = context.options.call_timeout_s;

@@ -157,6 +157,10 @@ void add_bench_command(CLI::App& root, std::vector<Command>& commands, int argc,
   app->add_option("--seed", o.seed, "Seed of inputs, shuffling and bootstrap (default 0)");
   app->add_option("--opt-level", o.opt_level, "Optimization level 0..3 (default 3)")
       ->check(CLI::Range(0, 3));
+  app->add_option("--max-isa", o.max_isa,
+                  "Widest vector ISA of the native kernels: auto (the best the CPU has), avx512, "
+                  "avx2 or portable (default auto)")
+      ->check(CLI::IsMember({"auto", "avx512", "avx2", "portable"}));
   app->add_option("--threads", flags->threads,
                   "Threads, or a sweep: 1,2 (default 0: one per core)");
   app->add_option("--batch", flags->batch, "Batch sizes to sweep: 1,4,16");

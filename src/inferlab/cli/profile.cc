@@ -98,6 +98,10 @@ void add_profile_command(CLI::App& root, std::vector<Command>& commands) {
       ->check(CLI::NonNegativeNumber);
   app->add_option("--opt-level", o.opt_level, "Optimization level 0..3 (default 3)")
       ->check(CLI::Range(0, 3));
+  app->add_option("--max-isa", o.max_isa,
+                  "Widest vector ISA of the native kernels: auto (the best the CPU has), avx512, "
+                  "avx2 or portable (default auto)")
+      ->check(CLI::IsMember({"auto", "avx512", "avx2", "portable"}));
   app->add_option("--seed", o.seed, "Seed of the random inputs (default 0)");
   app->add_flag("--no-baseline", flags->no_baseline,
                 "Skip the interleaved unprofiled runs (no overhead figure)");

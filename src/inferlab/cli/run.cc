@@ -34,6 +34,7 @@ struct RunFlags {
   std::string json_target;
   int threads = 0;
   int opt_level = 3;
+  std::string max_isa = "auto";
   uint64_t seed = 0;
   double call_timeout_s = 0;
   std::string plan_cache_dir;
@@ -222,6 +223,7 @@ backends::BackendOptions backend_options(const RunFlags& flags) {
   backends::BackendOptions options;
   options.threads = flags.threads;
   options.opt_level = flags.opt_level;
+  options.max_isa = flags.max_isa;
   options.input_shapes = parse_shape_flags(flags.shapes);
   options.extra_outputs = flags.extra_outputs;
   options.call_timeout_s = flags.call_timeout_s;
@@ -327,6 +329,10 @@ void add_run_command(CLI::App& root, std::vector<Command>& commands) {
                   "`inferlab backends` lists them)");
   app->add_option("--opt-level", flags->opt_level, "Graph optimization level 0..3 (default 3)")
       ->check(CLI::Range(0, 3));
+  app->add_option("--max-isa", flags->max_isa,
+                  "Widest vector ISA of the native kernels: auto (the best the CPU has), avx512, "
+                  "avx2 or portable (default auto)")
+      ->check(CLI::IsMember({"auto", "avx512", "avx2", "portable"}));
   app->add_option("--backend-option", flags->settings,
                   "A backend-specific setting KEY=VALUE (e.g. save_optimized_model=FILE for "
                   "onnxruntime, mode=torchscript for python)");

@@ -1,5 +1,6 @@
 #include "inferlab/kernels/registry.h"
 
+#include "inferlab/kernels/cpu/fast_kernels.h"
 #include "inferlab/kernels/dnnl/dnnl_kernels.h"
 #include "inferlab/kernels/fused/conv_fusion_kernels.h"
 #include "inferlab/kernels/fused/transformer_kernels.h"
@@ -32,6 +33,11 @@ const OpKernel* OpRegistry::find(const std::string& domain, const std::string& o
   return &it->second;
 }
 
+const OpKernel* OpRegistry::find_any(const std::string& domain, const std::string& op_type) const {
+  auto it = kernels_.find(kernel_key(domain, op_type));
+  return it == kernels_.end() ? nullptr : &it->second;
+}
+
 std::vector<std::string> OpRegistry::op_types() const {
   std::vector<std::string> names;
   for (const auto& [name, kernel] : kernels_) names.push_back(name);
@@ -53,12 +59,27 @@ const OpRegistry& OpRegistry::reference() {
   return registry;
 }
 
-const OpRegistry& OpRegistry::fast() {
-  static const OpRegistry registry = [] {
+const OpRegistry& OpRegistry::for_isa(cpu::Isa isa) {
+  // One lazily built registry per ISA; static locals make the first build thread-safe.
+  auto build = [](cpu::Isa chosen) {
     OpRegistry built = reference();
     dnnl_backend::add_dnnl_kernels(built);
+    cpu::add_fast_kernels(built, chosen);
     return built;
-  }();
+  };
+  switch (isa) {
+    case cpu::Isa::kAvx512: {
+      static const OpRegistry registry = build(cpu::Isa::kAvx512);
+      return registry;
+    }
+    case cpu::Isa::kAvx2: {
+      static const OpRegistry registry = build(cpu::Isa::kAvx2);
+      return registry;
+    }
+    case cpu::Isa::kPortable:
+      break;
+  }
+  static const OpRegistry registry = build(cpu::Isa::kPortable);
   return registry;
 }
 

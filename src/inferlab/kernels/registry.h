@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "inferlab/kernels/cpu/isa.h"
 #include "inferlab/kernels/kernel.h"
 
 namespace inferlab::kernels {
@@ -19,12 +20,16 @@ class OpRegistry {
   const OpKernel* find(const std::string& domain, const std::string& op_type, int64_t opset) const;
   // Default-domain op types, then "domain::OpType" for the others.
   std::vector<std::string> op_types() const;
+  // The kernel registered for `op_type` in `domain`, whatever its opset range.
+  const OpKernel* find_any(const std::string& domain, const std::string& op_type) const;
 
   // The registry of InferLab's reference kernels (built once, immutable).
   static const OpRegistry& reference();
-  // The reference kernels with the fast ones over them (oneDNN-backed
-  // kernels used in planned runs); what sessions execute with.
-  static const OpRegistry& fast();
+  // reference() with the oneDNN-backed kernels (used in planned runs) and
+  // the vectorized kernels of kernels/cpu/ for `isa` in place of the
+  // reference ones they replace (built once per ISA, immutable). `isa` must
+  // be one the CPU runs: pass cpu::effective_isa(max_isa).
+  static const OpRegistry& for_isa(cpu::Isa isa);
 
  private:
   std::map<std::string, OpKernel> kernels_;

@@ -58,6 +58,7 @@ NodeFactsMap native_facts(const std::string& onnx_path, const ProfileOptions& op
   runtime::SessionOptions session_options;
   session_options.threads = options.threads;
   session_options.opt_level = options.opt_level;
+  session_options.max_isa = kernels::cpu::parse_isa(options.max_isa);
   session_options.input_shapes = file.input_shapes;
   const runtime::Session session = runtime::Session::load(onnx_path, session_options);
   NodeFactsMap facts;
@@ -135,6 +136,7 @@ void open_engine(EngineRun& engine, backends::BackendRegistry& registry,
   backends::BackendOptions backend_options;
   backend_options.threads = options.threads;
   backend_options.opt_level = options.opt_level;
+  backend_options.max_isa = options.max_isa;
   backend_options.input_shapes = file.input_shapes;
   if (options.baseline) engine.baseline = backend->open(source, backend_options);
   backend_options.node_timing = true;

@@ -44,6 +44,7 @@ struct ProfileOptions {
   std::vector<std::string> backends = {"native"};
   int threads = 1;  // 0: one per core
   int opt_level = 3;
+  std::string max_isa = "auto";  // native kernels' widest ISA (BackendOptions::max_isa)
   std::map<std::string, Shape> input_shapes;  // for symbolic dims
   int runs = 20;                              // profiled runs (each followed by an unprofiled one)
   int warmup = 5;                             // of each model, before counting

@@ -150,7 +150,8 @@ Session Session::from_model(model::Model model, const SessionOptions& options, b
   impl->model = std::move(model);
   const model::Model& loaded = impl->model;
   if (!loaded.graph) fail(ErrorCode::kInvalidModel, "{}: the model has no graph", loaded.source);
-  const kernels::OpRegistry& registry = kernels::OpRegistry::fast();
+  const kernels::OpRegistry& registry =
+      kernels::OpRegistry::for_isa(kernels::cpu::effective_isa(options.max_isa));
   check_ops_supported(loaded, registry);
   if (!optimized) add_extra_outputs(impl->model, options.extra_outputs);
   impl->inputs = apply_input_shapes(*loaded.graph, options.input_shapes, loaded.source);

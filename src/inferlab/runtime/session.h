@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "inferlab/core/tensor.h"
+#include "inferlab/kernels/cpu/isa.h"
 #include "inferlab/model/graph.h"
 #include "inferlab/optimizer/optimizer.h"
 #include "inferlab/runtime/memory_plan.h"
@@ -47,6 +48,10 @@ struct SessionOptions {
   // Graph optimization level (docs/optimizer.md): 0 none, 1 basic,
   // 2 extended (fusions), 3 all.
   int opt_level = 3;
+  // The widest vector ISA the CPU kernels may use: the best the CPU has, at
+  // most this (kernels/cpu/isa.h). Lower it to run, and test, the AVX2 or
+  // portable paths on an AVX-512 machine.
+  kernels::cpu::Isa max_isa = kernels::cpu::Isa::kAvx512;
   // Directory of saved plans (runtime/plan_cache.h); empty: no cache. Only
   // Session::load (a model file) uses it.
   std::string plan_cache_dir;

@@ -31,6 +31,9 @@ struct Case {
   std::vector<size_t> constants = {1, 2};  // inputs known at prepare (weights, bias)
 };
 
+// What sessions execute with on this CPU.
+const OpRegistry& fast_registry() { return OpRegistry::for_isa(cpu::detected_isa()); }
+
 struct Outcome {
   Tensor output;
   bool prepared = false;
@@ -74,7 +77,7 @@ Outcome run(const OpRegistry& registry, const Case& c, bool plan) {
 }
 
 void expect_matches_reference(const Case& c, const std::string& label) {
-  const Outcome fast = run(OpRegistry::fast(), c, true);
+  const Outcome fast = run(fast_registry(), c, true);
   const Outcome reference = run(OpRegistry::reference(), c, false);
   EXPECT_TRUE(fast.prepared) << label << ": oneDNN did not take it";
   EXPECT_LE(inferlab::testing::relative_error(fast.output, reference.output), 1e-5) << label;
@@ -212,7 +215,7 @@ TEST(DnnlMatMul, GemmMatchesWithTransposesAndEveryCShape) {
         // oneDNN broadcasts C per tensor, per row of N, or not at all; a
         // column [M, 1] may be declined (the reference then runs): compare
         // only the values.
-        const Outcome fast = run(OpRegistry::fast(), c, true);
+        const Outcome fast = run(fast_registry(), c, true);
         const Outcome reference = run(OpRegistry::reference(), c, false);
         if (c_shape != Shape{m, 1}) EXPECT_TRUE(fast.prepared) << label;
         EXPECT_LE(inferlab::testing::relative_error(fast.output, reference.output), 1e-5) << label;
@@ -245,9 +248,29 @@ TEST(DnnlMatMul, GemmWithAlphaOrBetaStaysOnTheReference) {
          {{"alpha", inferlab::testing::float_attr(0.5f)}},
          {random_float_tensor({3, 4}, 1), random_float_tensor({4, 5}, 2),
           random_float_tensor({5}, 3)}};
-  EXPECT_FALSE(run(OpRegistry::fast(), c, true).prepared);
+  EXPECT_FALSE(run(fast_registry(), c, true).prepared);
   c.attributes = {{"beta", inferlab::testing::float_attr(2.0f)}};
-  EXPECT_FALSE(run(OpRegistry::fast(), c, true).prepared);
+  EXPECT_FALSE(run(fast_registry(), c, true).prepared);
+}
+
+TEST(DnnlAttention, ProjectionOnOneDnnMatchesTheReferenceWithAndWithoutBiases) {
+  uint32_t seed = 1000;
+  for (bool bias : {true, false}) {
+    for (bool attention_bias : {false, true}) {
+      Case c{"com.microsoft", "Attention", {{"num_heads", int_attr(4)}}, {}};
+      c.inputs = {random_float_tensor({2, 7, 24}, seed), random_float_tensor({24, 48}, seed + 1)};
+      c.inputs.push_back(bias ? std::optional<Tensor>(random_float_tensor({48}, seed + 2))
+                              : std::nullopt);
+      if (attention_bias) {
+        c.inputs.emplace_back();
+        c.inputs.emplace_back();
+        c.inputs.push_back(random_float_tensor({2, 1, 7, 7}, seed + 3));
+      }
+      expect_matches_reference(
+          c, std::string(bias ? "bias" : "no bias") + (attention_bias ? " attention_bias" : ""));
+      seed += 4;
+    }
+  }
 }
 
 TEST(DnnlPool, MaxAndAveragePoolMatchTheReference) {
@@ -307,7 +330,7 @@ TEST(DnnlPool, IndicesOutputAndCeilModeWithPaddingCountedStayOnTheReference) {
           {"ceil_mode", int_attr(1)},
           {"count_include_pad", int_attr(1)}},
          {random_float_tensor({1, 2, 5, 5}, 7)}};
-  const Outcome fast = run(OpRegistry::fast(), c, true);
+  const Outcome fast = run(fast_registry(), c, true);
   EXPECT_FALSE(fast.prepared);
   EXPECT_LE(
       inferlab::testing::relative_error(fast.output, run(OpRegistry::reference(), c, false).output),
@@ -316,7 +339,7 @@ TEST(DnnlPool, IndicesOutputAndCeilModeWithPaddingCountedStayOnTheReference) {
 
 TEST(DnnlConv, WithoutAPlanTheReferenceKernelRuns) {
   const Case c = conv_case(conv_shapes()[0], 3);
-  const Outcome unplanned = run(OpRegistry::fast(), c, false);
+  const Outcome unplanned = run(fast_registry(), c, false);
   EXPECT_FALSE(unplanned.prepared);
   EXPECT_EQ(inferlab::testing::relative_error(unplanned.output,
                                               run(OpRegistry::reference(), c, false).output),
@@ -326,7 +349,7 @@ TEST(DnnlConv, WithoutAPlanTheReferenceKernelRuns) {
 TEST(DnnlConv, NonConstantWeightsStayOnTheReference) {
   Case c = conv_case(conv_shapes()[0], 3);
   c.constants = {2};  // W is computed at run time
-  EXPECT_FALSE(run(OpRegistry::fast(), c, true).prepared);
+  EXPECT_FALSE(run(fast_registry(), c, true).prepared);
 }
 
 }  // namespace

@@ -40,8 +40,8 @@ DnnlCall::DnnlCall(dnnl::primitive primitive,
   }
 }
 
-void DnnlCall::bind(int arg, const void* data) {
-  for (dnnl_exec_arg_t& entry : args_) {
+void DnnlCall::bind(int arg, const void* data) const {
+  for (const dnnl_exec_arg_t& entry : args_) {
     if (entry.arg != arg) continue;
     // oneDNN takes a non-const handle for inputs too; it does not write them.
     dnnl_memory_set_data_handle_v2(entry.memory, const_cast<void*>(data), nullptr);

@@ -38,7 +38,7 @@ class DnnlCall {
 
   // Sets the data of argument `arg` (a DNNL_ARG_* value given at creation)
   // for the next execute(). Does not allocate.
-  void bind(int arg, const void* data);
+  void bind(int arg, const void* data) const;
   // Runs the primitive; throws Error naming `node` if oneDNN fails.
   void execute(const NodeInfo& node) const;
   bool empty() const { return !primitive_; }

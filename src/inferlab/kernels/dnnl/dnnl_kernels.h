@@ -12,6 +12,8 @@ namespace inferlab::kernels::dnnl_backend {
 void add_dnnl_conv_kernels(OpRegistry& registry);
 // MatMul, Gemm, ai.inferlab FusedMatMul and FusedGemm (dnnl_matmul.cc).
 void add_dnnl_matmul_kernels(OpRegistry& registry);
+// com.microsoft::Attention's projection (dnnl_attention.cc).
+void add_dnnl_attention_kernel(OpRegistry& registry);
 // MaxPool and AveragePool (dnnl_pool.cc).
 void add_dnnl_pool_kernels(OpRegistry& registry);
 

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "inferlab/kernels/cpu/kernel_table.h"
+
 namespace inferlab::kernels::fused {
 namespace {
 
@@ -132,7 +134,51 @@ Activation parse_activation(const NodeInfo& node) {
   return activation;
 }
 
+namespace {
+
+cpu::UnaryKind unary_kind(ActivationKind kind) {
+  switch (kind) {
+    case ActivationKind::kNone:
+      return cpu::UnaryKind::kIdentity;
+    case ActivationKind::kRelu:
+      return cpu::UnaryKind::kRelu;
+    case ActivationKind::kLeakyRelu:
+      return cpu::UnaryKind::kLeakyRelu;
+    case ActivationKind::kClip:
+      return cpu::UnaryKind::kClip;
+    case ActivationKind::kSigmoid:
+      return cpu::UnaryKind::kSigmoid;
+    case ActivationKind::kHardSigmoid:
+      return cpu::UnaryKind::kHardSigmoid;
+    case ActivationKind::kHardSwish:
+      return cpu::UnaryKind::kHardSwish;
+    case ActivationKind::kTanh:
+      return cpu::UnaryKind::kTanh;
+    case ActivationKind::kGelu:
+      return cpu::UnaryKind::kGelu;
+    case ActivationKind::kGeluTanh:
+      return cpu::UnaryKind::kGeluTanh;
+    case ActivationKind::kSiLU:
+      return cpu::UnaryKind::kSiLU;
+  }
+  return cpu::UnaryKind::kIdentity;
+}
+
+}  // namespace
+
+void apply_activation(const Activation& activation, float* data, int64_t count, cpu::Isa isa) {
+  if (activation.kind == ActivationKind::kNone) return;
+  cpu::kernel_table(cpu::effective_isa(isa))
+      .unary_f32(unary_kind(activation.kind), {activation.params[0], activation.params[1]}, data,
+                 data, count);
+}
+
 void apply_activation(const Activation& activation, float* data, int64_t count) {
+  // The fused kernels do not see the session's max_isa: the best the CPU has.
+  apply_activation(activation, data, count, cpu::Isa::kAvx512);
+}
+
+void apply_activation_reference(const Activation& activation, float* data, int64_t count) {
   apply<float>(activation, data, count);
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "inferlab/kernels/cpu/isa.h"
 #include "inferlab/kernels/kernel.h"
 
 namespace inferlab::kernels::fused {
@@ -45,8 +46,13 @@ size_t activation_param_count(ActivationKind kind);
 // when the name is unknown or the parameter count is wrong.
 Activation parse_activation(const NodeInfo& node);
 
-// data[i] = act(data[i]) for i < count.
+// data[i] = act(data[i]) for i < count. The float version runs the
+// vectorized kernels of kernels/cpu/ for the best ISA the CPU has (at most
+// `isa` in the overload that takes one); apply_activation_reference is the
+// scalar formula the fast path is tested against.
 void apply_activation(const Activation& activation, float* data, int64_t count);
+void apply_activation(const Activation& activation, float* data, int64_t count, cpu::Isa isa);
+void apply_activation_reference(const Activation& activation, float* data, int64_t count);
 void apply_activation(const Activation& activation, double* data, int64_t count);
 
 }  // namespace inferlab::kernels::fused

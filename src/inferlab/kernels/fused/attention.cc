@@ -7,8 +7,11 @@
 // output [B, S, H] at columns h*H/N. mask_index, past, unidirectional,
 // rotary embedding, distinct qkv_hidden_sizes and the present output are
 // refused as unsupported.
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "inferlab/kernels/fused/transformer_kernel_util.h"
 #include "inferlab/kernels/fused/transformer_kernels.h"
@@ -133,7 +136,51 @@ void attend_head(const AttentionProblem& p, const float* qkv, const float* bias,
                       qkv + 2 * p.hidden, ld, 0.0f, out, p.hidden, workspace);
 }
 
-void compute_attention(KernelContext& ctx) {
+constexpr int64_t kAlign = 16;  // floats: 64 bytes
+
+// `p` moved up to the next 64-byte boundary (scratch is 64-byte aligned).
+float* align_floats(float* p) {
+  const auto misalignment = reinterpret_cast<uintptr_t>(p) % (kAlign * sizeof(float));
+  return misalignment == 0 ? p : p + (kAlign * sizeof(float) - misalignment) / sizeof(float);
+}
+
+// The projection as the reference computes it: qkv = input W (+ bias).
+void project_reference(const AttentionProblem& p, const Tensor& input, const Tensor& weights,
+                       const Tensor* bias, float* qkv, float* workspace) {
+  const int64_t tokens = p.batch * p.seq;
+  reference::gemm_f32({tokens, 3 * p.hidden, p.input_hidden}, false, false, 1.0f,
+                      input.data<float>(), p.input_hidden, weights.data<float>(), 3 * p.hidden,
+                      0.0f, qkv, 3 * p.hidden, workspace);
+  if (bias == nullptr) return;
+  const float* b = bias->data<float>();
+  for (int64_t t = 0; t < tokens; ++t) {
+    for (int64_t c = 0; c < 3 * p.hidden; ++c) qkv[t * 3 * p.hidden + c] += b[c];
+  }
+}
+
+// Every (batch, head) on the OpenMP team of the run; each thread has its own
+// scores and GEMM workspace (`per_thread` floats at `buffers`).
+void attend_all_heads(const AttentionProblem& p, const float* qkv, const Tensor* attention_bias,
+                      float* output, float* buffers, int64_t per_thread, int threads) {
+  const int64_t plane = p.seq * p.seq;
+  const int64_t pairs = p.batch * p.heads;
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+  for (int64_t pair = 0; pair < pairs; ++pair) {
+    const int64_t b = pair / p.heads;
+    const int64_t h = pair % p.heads;
+    float* scores = buffers + omp_get_thread_num() * per_thread;
+    const float* head_bias = nullptr;
+    if (attention_bias != nullptr) {
+      const int64_t index =
+          (p.bias_batch ? b * (p.bias_heads ? p.heads : 1) : 0) + (p.bias_heads ? h : 0);
+      head_bias = attention_bias->data<float>() + index * plane;
+    }
+    attend_head(p, qkv + b * p.seq * 3 * p.hidden + h * p.head_size, head_bias, scores,
+                output + b * p.seq * p.hidden + h * p.head_size, scores + plane);
+  }
+}
+
+void compute_attention_with(KernelContext& ctx, const AttentionProjection* projection) {
   const NodeInfo& node = ctx.node();
   refuse_unsupported(node, ctx.num_inputs(), ctx.num_outputs(),
                      [&](size_t i) { return ctx.has_input(i); });
@@ -150,39 +197,36 @@ void compute_attention(KernelContext& ctx) {
   Tensor& output = ctx.output(0, DataType::kFloat32, Shape{p.batch, p.seq, p.hidden});
   const int64_t tokens = p.batch * p.seq;
   const int64_t qkv_count = tokens * 3 * p.hidden;
-  // One scratch block: QKV, one head's scores, and the GEMMs' packing space.
-  const reference::GemmShape projection{tokens, 3 * p.hidden, p.input_hidden};
-  const int64_t gemm_workspace =
-      std::max({reference::gemm_workspace_elements(projection),
-                reference::gemm_workspace_elements({p.seq, p.seq, p.head_size}),
-                reference::gemm_workspace_elements({p.seq, p.head_size, p.seq})});
-  float* qkv = ctx.scratch<float>(static_cast<size_t>(qkv_count + p.seq * p.seq + gemm_workspace));
-  float* scores = qkv + qkv_count;
-  float* workspace = scores + p.seq * p.seq;
-  reference::gemm_f32(projection, false, false, 1.0f, input.data<float>(), p.input_hidden,
-                      weights.data<float>(), 3 * p.hidden, 0.0f, qkv, 3 * p.hidden, workspace);
-  if (bias != nullptr) {
-    const float* b = bias->data<float>();
-    for (int64_t t = 0; t < tokens; ++t) {
-      for (int64_t c = 0; c < 3 * p.hidden; ++c) qkv[t * 3 * p.hidden + c] += b[c];
-    }
+  const reference::GemmShape projected{tokens, 3 * p.hidden, p.input_hidden};
+  const int64_t head_workspace =
+      std::max(reference::gemm_workspace_elements({p.seq, p.seq, p.head_size}),
+               reference::gemm_workspace_elements({p.seq, p.head_size, p.seq}));
+  const int threads = std::max(1, std::min<int>(omp_get_max_threads(), p.batch * p.heads));
+  const int64_t per_thread = p.seq * p.seq + head_workspace;
+  const int64_t projection_floats = projection != nullptr
+                                        ? static_cast<int64_t>((projection->scratch_bytes + 3) / 4)
+                                        : reference::gemm_workspace_elements(projected);
+  // One scratch block: QKV, the projection's space, then each thread's
+  // scores and workspace.
+  float* qkv = ctx.scratch<float>(
+      static_cast<size_t>(qkv_count + projection_floats + threads * per_thread + 2 * kAlign));
+  float* projection_space = align_floats(qkv + qkv_count);
+  float* buffers = align_floats(projection_space + projection_floats);
+  if (projection != nullptr) {
+    projection->run(ctx, qkv, projection_space);
+  } else {
+    project_reference(p, input, weights, bias, qkv, projection_space);
   }
-  const int64_t plane = p.seq * p.seq;
-  for (int64_t b = 0; b < p.batch; ++b) {
-    for (int64_t h = 0; h < p.heads; ++h) {
-      const float* head_bias = nullptr;
-      if (attention_bias != nullptr) {
-        const int64_t index =
-            (p.bias_batch ? b * (p.bias_heads ? p.heads : 1) : 0) + (p.bias_heads ? h : 0);
-        head_bias = attention_bias->data<float>() + index * plane;
-      }
-      attend_head(p, qkv + b * p.seq * 3 * p.hidden + h * p.head_size, head_bias, scores,
-                  output.data<float>() + b * p.seq * p.hidden + h * p.head_size, workspace);
-    }
-  }
+  attend_all_heads(p, qkv, attention_bias, output.data<float>(), buffers, per_thread, threads);
 }
 
+void compute_attention(KernelContext& ctx) { compute_attention_with(ctx, nullptr); }
+
 }  // namespace
+
+void compute_attention_projected(KernelContext& ctx, const AttentionProjection& projection) {
+  compute_attention_with(ctx, &projection);
+}
 
 OpKernel attention_kernel() {
   return OpKernel{"Attention", 1, 1, infer_attention, compute_attention, "com.microsoft"};

@@ -18,4 +18,16 @@ OpKernel skip_layer_normalization_kernel();  // com.microsoft::SkipLayerNormaliz
 OpKernel attention_kernel();                 // com.microsoft::Attention
 OpKernel layer_normalization_kernel();       // ai.inferlab::LayerNormalization
 
+// Attention's Q/K/V projection done by someone else (the oneDNN kernel):
+// `run` writes qkv [batch * sequence, 3 * hidden] = input x weights + bias,
+// using `scratch_bytes` of scratch at `space` (64-byte aligned). The heads are then computed as the
+// reference does.
+class AttentionProjection {
+ public:
+  virtual ~AttentionProjection() = default;
+  virtual void run(KernelContext& ctx, float* qkv, void* space) const = 0;
+  size_t scratch_bytes = 0;
+};
+void compute_attention_projected(KernelContext& ctx, const AttentionProjection& projection);
+
 }  // namespace inferlab::kernels::fused

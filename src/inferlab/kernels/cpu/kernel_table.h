@@ -1,0 +1,77 @@
+// The vectorized float32 kernels of one ISA, as a table of function pointers
+// (like ggml's per-arch tables): kernels_avx512.cc, kernels_avx2.cc and
+// kernels_portable.cc each compile the same kernel sources (*.inc) for their
+// ISA and fill one table. The operator glue (unary.cc, binary.cc, softmax.cc,
+// layer_normalization.cc, gelu.cc) checks shapes and types, then calls the
+// table of the session's ISA. Pointers: no aliasing assumed except y == x.
+#pragma once
+
+#include <cstdint>
+
+#include "inferlab/kernels/cpu/isa.h"
+
+namespace inferlab::kernels::cpu {
+
+// Elementwise functions (the standalone operators and the fused epilogues).
+enum class UnaryKind {
+  kIdentity,
+  kRelu,
+  kLeakyRelu,  // p0 = alpha
+  kClip,       // p0 = min, p1 = max
+  kSigmoid,
+  kHardSigmoid,  // p0 = alpha, p1 = beta
+  kHardSwish,
+  kTanh,
+  kErf,
+  kExp,
+  kGelu,      // exact: 0.5 x (1 + erf(x / sqrt 2))
+  kGeluTanh,  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+  kSiLU,      // x * sigmoid(x)
+};
+
+struct UnaryParams {
+  float p0 = 0.0f;
+  float p1 = 0.0f;
+};
+
+enum class BinaryKind { kAdd, kSub, kMul, kDiv };
+
+struct KernelTable {
+  Isa isa;
+  // y[i] = f(x[i]), i < n.
+  void (*unary_f32)(UnaryKind kind, UnaryParams params, const float* x, float* y, int64_t n);
+  // y[r, c] = f(x[r, c] + bias[c]) over `rows` rows of `channels`.
+  void (*bias_unary_f32)(UnaryKind kind, UnaryParams params, const float* x, const float* bias,
+                         float* y, int64_t rows, int64_t channels);
+  // y[i] = a[i] op b[i], i < n.
+  void (*binary_f32)(BinaryKind kind, const float* a, const float* b, float* y, int64_t n);
+  // y[o, m, i] = full[o, m, i] op part[m] (or part[m] op full[o, m, i] when
+  // `part_first`): a trailing-axes broadcast; a scalar is mid = 1.
+  void (*binary_broadcast_f32)(BinaryKind kind, const float* full, const float* part, float* y,
+                               int64_t outer, int64_t mid, int64_t inner, bool part_first);
+  // Softmax over the middle axis of [outer, axis, inner]; `scratch` holds
+  // 2 * inner floats (unused when inner == 1).
+  void (*softmax_f32)(const float* x, float* y, int64_t outer, int64_t axis, int64_t inner,
+                      float* scratch);
+  // Layer normalization of `rows` rows of `n`: s = x (+ skip[r % skip_rows])
+  // (+ bias), y = (s - mean) / sqrt(var + epsilon) * gamma (+ beta).
+  // skip, bias and beta may be null.
+  void (*layer_norm_f32)(const float* x, const float* skip, int64_t skip_rows, const float* bias,
+                         const float* gamma, const float* beta, double epsilon, float* y,
+                         int64_t rows, int64_t n);
+};
+
+// The table for `isa`; the caller makes sure the CPU runs it.
+const KernelTable& kernel_table(Isa isa);
+
+namespace portable {
+const KernelTable& kernel_table();
+}
+namespace avx2 {
+const KernelTable& kernel_table();
+}
+namespace avx512 {
+const KernelTable& kernel_table();
+}
+
+}  // namespace inferlab::kernels::cpu

@@ -1,0 +1,70 @@
+// 16 floats in a zmm register, with the operations of simd_portable.h.
+// Everything here is compiled for AVX-512 (the pragma below) and inlined
+// into the AVX-512 kernels; include it only from kernels_avx512.cc.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")
+
+namespace inferlab::kernels::cpu::avx512 {
+
+#define IL_SIMD_INLINE inline __attribute__((always_inline))
+
+struct VecF32 {
+  static constexpr int kWidth = 16;
+  using Mask = __mmask16;
+  __m512 v;
+
+  static IL_SIMD_INLINE __mmask16 first(int n) { return static_cast<__mmask16>((1u << n) - 1u); }
+  static IL_SIMD_INLINE VecF32 load(const float* p) { return {_mm512_loadu_ps(p)}; }
+  // Lanes at and past `n` read as `fill` (and touch no memory).
+  static IL_SIMD_INLINE VecF32 load_partial(const float* p, int n, float fill) {
+    return {_mm512_mask_loadu_ps(_mm512_set1_ps(fill), first(n), p)};
+  }
+  static IL_SIMD_INLINE VecF32 set1(float x) { return {_mm512_set1_ps(x)}; }
+  IL_SIMD_INLINE void store(float* p) const { _mm512_storeu_ps(p, v); }
+  IL_SIMD_INLINE void store_partial(float* p, int n) const {
+    _mm512_mask_storeu_ps(p, first(n), v);
+  }
+};
+
+IL_SIMD_INLINE VecF32 operator+(VecF32 a, VecF32 b) { return {_mm512_add_ps(a.v, b.v)}; }
+IL_SIMD_INLINE VecF32 operator-(VecF32 a, VecF32 b) { return {_mm512_sub_ps(a.v, b.v)}; }
+IL_SIMD_INLINE VecF32 operator*(VecF32 a, VecF32 b) { return {_mm512_mul_ps(a.v, b.v)}; }
+IL_SIMD_INLINE VecF32 operator/(VecF32 a, VecF32 b) { return {_mm512_div_ps(a.v, b.v)}; }
+IL_SIMD_INLINE VecF32 fmadd(VecF32 a, VecF32 b, VecF32 c) {
+  return {_mm512_fmadd_ps(a.v, b.v, c.v)};
+}
+// x86 rule: the second operand when either is NaN.
+IL_SIMD_INLINE VecF32 min(VecF32 a, VecF32 b) { return {_mm512_min_ps(a.v, b.v)}; }
+IL_SIMD_INLINE VecF32 max(VecF32 a, VecF32 b) { return {_mm512_max_ps(a.v, b.v)}; }
+IL_SIMD_INLINE __mmask16 lt(VecF32 a, VecF32 b) { return _mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ); }
+IL_SIMD_INLINE __mmask16 gt(VecF32 a, VecF32 b) { return _mm512_cmp_ps_mask(a.v, b.v, _CMP_GT_OQ); }
+IL_SIMD_INLINE __mmask16 ge(VecF32 a, VecF32 b) { return _mm512_cmp_ps_mask(a.v, b.v, _CMP_GE_OQ); }
+IL_SIMD_INLINE VecF32 select(__mmask16 m, VecF32 t, VecF32 f) {
+  return {_mm512_mask_blend_ps(m, f.v, t.v)};
+}
+IL_SIMD_INLINE VecF32 abs(VecF32 a) { return {_mm512_abs_ps(a.v)}; }
+IL_SIMD_INLINE VecF32 copysign(VecF32 mag, VecF32 sign) {
+  const __m512i sign_bit = _mm512_set1_epi32(INT32_MIN);
+  const __m512i m = _mm512_andnot_si512(sign_bit, _mm512_castps_si512(mag.v));
+  const __m512i s = _mm512_and_si512(sign_bit, _mm512_castps_si512(sign.v));
+  return {_mm512_castsi512_ps(_mm512_or_si512(m, s))};
+}
+IL_SIMD_INLINE VecF32 round_nearest(VecF32 a) {
+  return {_mm512_roundscale_ps(a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)};
+}
+IL_SIMD_INLINE VecF32 pow2i(VecF32 n) {
+  const __m512i e = _mm512_add_epi32(_mm512_cvtps_epi32(n.v), _mm512_set1_epi32(127));
+  return {_mm512_castsi512_ps(_mm512_slli_epi32(e, 23))};
+}
+IL_SIMD_INLINE float reduce_add(VecF32 a) { return _mm512_reduce_add_ps(a.v); }
+IL_SIMD_INLINE float reduce_max(VecF32 a) { return _mm512_reduce_max_ps(a.v); }
+
+}  // namespace inferlab::kernels::cpu::avx512
+
+#pragma GCC pop_options

@@ -1,0 +1,48 @@
+// The portable "vector": one float, with the same operations as the AVX2 and
+// AVX-512 vectors (simd_avx2.h, simd_avx512.h), so the kernels in *.inc are
+// written once and compiled for each. Comparison and min/max keep x86's NaN
+// rules (min(a, b) = a < b ? a : b), so every ISA treats NaN the same way.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
+namespace inferlab::kernels::cpu::portable {
+
+struct VecF32 {
+  static constexpr int kWidth = 1;
+  using Mask = bool;
+  float v;
+
+  static VecF32 load(const float* p) { return {*p}; }
+  static VecF32 load_partial(const float* p, int, float) { return {*p}; }
+  static VecF32 set1(float x) { return {x}; }
+  void store(float* p) const { *p = v; }
+  void store_partial(float* p, int) const { *p = v; }
+};
+
+inline VecF32 operator+(VecF32 a, VecF32 b) { return {a.v + b.v}; }
+inline VecF32 operator-(VecF32 a, VecF32 b) { return {a.v - b.v}; }
+inline VecF32 operator*(VecF32 a, VecF32 b) { return {a.v * b.v}; }
+inline VecF32 operator/(VecF32 a, VecF32 b) { return {a.v / b.v}; }
+// a * b + c, not fused: a library fma call would be far slower without FMA.
+inline VecF32 fmadd(VecF32 a, VecF32 b, VecF32 c) { return {a.v * b.v + c.v}; }
+inline VecF32 min(VecF32 a, VecF32 b) { return {a.v < b.v ? a.v : b.v}; }
+inline VecF32 max(VecF32 a, VecF32 b) { return {a.v > b.v ? a.v : b.v}; }
+inline bool lt(VecF32 a, VecF32 b) { return a.v < b.v; }
+inline bool gt(VecF32 a, VecF32 b) { return a.v > b.v; }
+inline bool ge(VecF32 a, VecF32 b) { return a.v >= b.v; }
+inline VecF32 select(bool m, VecF32 t, VecF32 f) { return m ? t : f; }
+inline VecF32 abs(VecF32 a) { return {std::fabs(a.v)}; }
+inline VecF32 copysign(VecF32 mag, VecF32 sign) { return {std::copysign(mag.v, sign.v)}; }
+inline VecF32 round_nearest(VecF32 a) { return {std::nearbyint(a.v)}; }
+// 2^n for an integral n in [-126, 127].
+inline VecF32 pow2i(VecF32 n) {
+  const auto bits = static_cast<uint32_t>(static_cast<int32_t>(n.v) + 127) << 23;
+  return {std::bit_cast<float>(bits)};
+}
+inline float reduce_add(VecF32 a) { return a.v; }
+inline float reduce_max(VecF32 a) { return a.v; }
+
+}  // namespace inferlab::kernels::cpu::portable
