@@ -34,6 +34,15 @@ done
 "$build_dir/inferlab" gate "$out_dir/mobilenet_v2_run2.json" --baseline "$out_dir/mobilenet_v2_run1.json"
 
 echo
+echo "== native against onnxruntime with the oneDNN kernels: resnet50 and the encoder (1 thread), resnet50 (2 threads)"
+for model in resnet50 encoder; do
+  "$build_dir/inferlab" bench "$cache_dir/models/zoo/$model" --backends native,onnxruntime \
+    --threads 1 --json "$out_dir/${model}_t1.json"
+done
+"$build_dir/inferlab" bench "$cache_dir/models/zoo/resnet50" --backends native,onnxruntime \
+  --threads 2 --json "$out_dir/resnet50_t2.json"
+
+echo
 echo "== load time: native from the plan cache vs ONNX Runtime session creation (interleaved rounds)"
 for model in resnet50_op17 encoder_op17; do
   echo "-- $model"
