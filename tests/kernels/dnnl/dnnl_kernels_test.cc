@@ -322,7 +322,7 @@ TEST(DnnlPool, MaxAndAveragePoolMatchTheReference) {
   }
 }
 
-TEST(DnnlPool, IndicesOutputAndCeilModeWithPaddingCountedStayOnTheReference) {
+TEST(DnnlPool, AveragePoolCountingPaddingWithCeilModeStaysOnTheReference) {
   Case c{"",
          "AveragePool",
          {{"kernel_shape", ints_attr({2, 2})},

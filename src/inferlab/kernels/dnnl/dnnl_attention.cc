@@ -47,10 +47,7 @@ std::unique_ptr<KernelState> prepare_attention(PrepareContext& ctx) {
                                 plain_desc(Shape{tokens, weights.shape[1]}));
   const dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
   auto state = std::make_unique<AttentionState>();
-  auto& cache = ctx.node_cache();
-  if (!cache) cache = std::make_shared<PackedWeightsCache>();
-  state->weights = static_cast<PackedWeightsCache&>(*cache).get(
-      user_weights, weights.value->raw_data(), pd.weights_desc());
+  state->weights = packed_weights(ctx, user_weights, weights.value->raw_data(), pd.weights_desc());
   if (has_bias) state->bias = ctx.input(2).value->raw_data();
   state->scratch_bytes = pd.scratchpad_desc().get_size();
   std::vector<std::pair<int, dnnl::memory::desc>> arguments = {
@@ -66,18 +63,10 @@ std::unique_ptr<KernelState> prepare_attention(PrepareContext& ctx) {
 }  // namespace
 
 void add_dnnl_attention_kernel(OpRegistry& registry) {
-  OpKernel kernel = fused::attention_kernel();
-  kernel.prepare = [](PrepareContext& ctx) {
-    return prepare_or_decline([&] { return prepare_attention(ctx); });
-  };
-  kernel.compute = [reference = kernel.compute](KernelContext& ctx) {
-    if (AttentionState* state = ctx.state<AttentionState>()) {
-      fused::compute_attention_projected(ctx, *state);
-    } else {
-      reference(ctx);
-    }
-  };
-  registry.add(std::move(kernel));
+  registry.add(on_dnnl<AttentionState>(fused::attention_kernel(), prepare_attention,
+                                       [](AttentionState& state, KernelContext& ctx) {
+                                         fused::compute_attention_projected(ctx, state);
+                                       }));
 }
 
 }  // namespace inferlab::kernels::dnnl_backend

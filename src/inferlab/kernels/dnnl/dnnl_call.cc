@@ -5,6 +5,23 @@
 #include <string>
 
 namespace inferlab::kernels::dnnl_backend {
+namespace {
+
+// A node's weights prepacked per layout oneDNN asked for (plans of different
+// input shapes may ask for different ones); kept in the node's cache
+// (PrepareContext::node_cache), so every plan of a session shares them.
+class PackedWeightsCache : public KernelState {
+ public:
+  // The weights (`data`, laid out as `user`) in layout `wanted`, reordered
+  // on the first request.
+  std::shared_ptr<AlignedBytes> get(const dnnl::memory::desc& user, const void* data,
+                                    const dnnl::memory::desc& wanted);
+
+ private:
+  std::vector<std::pair<dnnl::memory::desc, std::shared_ptr<AlignedBytes>>> layouts_;
+};
+
+}  // namespace
 
 const dnnl::engine& cpu_engine() {
   static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
@@ -83,6 +100,13 @@ std::shared_ptr<AlignedBytes> PackedWeightsCache::get(const dnnl::memory::desc& 
   }
   layouts_.emplace_back(wanted, std::make_shared<AlignedBytes>(reorder_to(user, data, wanted)));
   return layouts_.back().second;
+}
+
+std::shared_ptr<AlignedBytes> packed_weights(PrepareContext& ctx, const dnnl::memory::desc& user,
+                                             const void* data, const dnnl::memory::desc& wanted) {
+  std::shared_ptr<KernelState>& cache = ctx.node_cache();
+  if (!cache) cache = std::make_shared<PackedWeightsCache>();
+  return static_cast<PackedWeightsCache&>(*cache).get(user, data, wanted);
 }
 
 DnnlCall make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {

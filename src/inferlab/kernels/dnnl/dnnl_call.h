@@ -71,24 +71,6 @@ class AlignedBytes {
 AlignedBytes reorder_to(const dnnl::memory::desc& from, const void* source,
                         const dnnl::memory::desc& to);
 
-// A node's weights prepacked per layout oneDNN asked for (plans of different
-// input shapes may ask for different ones); kept in the node's cache
-// (PrepareContext::node_cache), so every plan of a session shares them.
-class PackedWeightsCache : public KernelState {
- public:
-  // The weights (`data`, laid out as `user`) in layout `wanted`, reordered
-  // on the first request.
-  std::shared_ptr<AlignedBytes> get(const dnnl::memory::desc& user, const void* data,
-                                    const dnnl::memory::desc& wanted);
-
- private:
-  std::vector<std::pair<dnnl::memory::desc, std::shared_ptr<AlignedBytes>>> layouts_;
-};
-
-// A reorder between two layouts of one tensor; an empty call when they are
-// the same layout.
-DnnlCall make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to);
-
 // Runs a kernel's prepare step; a case oneDNN has no implementation for
 // (it throws dnnl::error while creating the primitive) is declined, and the
 // reference kernel computes it.
@@ -100,6 +82,33 @@ std::unique_ptr<KernelState> prepare_or_decline(Prepare&& prepare) {
     return nullptr;
   }
 }
+
+// The node's weights (`data`, laid out as `user`) prepacked as `wanted`,
+// from the node's cache (created on first use).
+std::shared_ptr<AlignedBytes> packed_weights(PrepareContext& ctx, const dnnl::memory::desc& user,
+                                             const void* data, const dnnl::memory::desc& wanted);
+
+// A reference kernel made oneDNN-backed: `prepare` (declined cases and
+// oneDNN's own refusals give no state) builds a State for the plan, and
+// compute runs `run` with it, or the reference compute without one.
+template <typename State, typename Prepare, typename Run>
+OpKernel on_dnnl(OpKernel kernel, Prepare prepare, Run run) {
+  kernel.prepare = [prepare](PrepareContext& ctx) {
+    return prepare_or_decline([&] { return prepare(ctx); });
+  };
+  kernel.compute = [reference = kernel.compute, run](KernelContext& ctx) {
+    if (State* state = ctx.state<State>()) {
+      run(*state, ctx);
+    } else {
+      reference(ctx);
+    }
+  };
+  return kernel;
+}
+
+// A reorder between two layouts of one tensor; an empty call when they are
+// the same layout.
+DnnlCall make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to);
 
 // `bytes` rounded up to 64 (each region of a node's scratch is aligned).
 size_t align_scratch(size_t bytes);

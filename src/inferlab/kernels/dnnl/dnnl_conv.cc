@@ -89,10 +89,7 @@ std::unique_ptr<KernelState> prepare_conv(PrepareContext& ctx, bool fused) {
   const dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
 
   auto state = std::make_unique<ConvState>();
-  auto& cache = ctx.node_cache();
-  if (!cache) cache = std::make_shared<PackedWeightsCache>();
-  state->weights = static_cast<PackedWeightsCache&>(*cache).get(user_weights, w.value->raw_data(),
-                                                                pd.weights_desc());
+  state->weights = packed_weights(ctx, user_weights, w.value->raw_data(), pd.weights_desc());
   if (has_bias) state->bias = ctx.input(2).value->raw_data();
   state->output_shape = y;
   state->src_reorder = make_reorder(user_src, pd.src_desc());
@@ -157,17 +154,9 @@ void run_conv(ConvState& calls, KernelContext& ctx, bool fused) {
 }
 
 OpKernel with_dnnl(OpKernel kernel, bool fused) {
-  kernel.prepare = [fused](PrepareContext& ctx) {
-    return prepare_or_decline([&] { return prepare_conv(ctx, fused); });
-  };
-  kernel.compute = [reference = kernel.compute, fused](KernelContext& ctx) {
-    if (ConvState* state = ctx.state<ConvState>()) {
-      run_conv(*state, ctx, fused);
-    } else {
-      reference(ctx);
-    }
-  };
-  return kernel;
+  return on_dnnl<ConvState>(
+      std::move(kernel), [fused](PrepareContext& ctx) { return prepare_conv(ctx, fused); },
+      [fused](ConvState& state, KernelContext& ctx) { run_conv(state, ctx, fused); });
 }
 
 }  // namespace

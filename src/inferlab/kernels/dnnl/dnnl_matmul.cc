@@ -99,10 +99,7 @@ std::unique_ptr<KernelState> prepare_matmul(PrepareContext& ctx, Form form) {
   const dnnl::matmul::desc desc(a_desc, b_wanted, bias_desc, y_desc);
   const dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
   if (pack_b) {
-    auto& cache = ctx.node_cache();
-    if (!cache) cache = std::make_shared<PackedWeightsCache>();
-    state->packed_b = static_cast<PackedWeightsCache&>(*cache).get(b_desc, b.value->raw_data(),
-                                                                   pd.weights_desc());
+    state->packed_b = packed_weights(ctx, b_desc, b.value->raw_data(), pd.weights_desc());
   }
   state->scratchpad_bytes = pd.scratchpad_desc().get_size();
   state->output_shape = y;
@@ -131,17 +128,9 @@ void run_matmul(MatMulState& state, KernelContext& ctx) {
 }
 
 OpKernel with_dnnl(OpKernel kernel, Form form) {
-  kernel.prepare = [form](PrepareContext& ctx) {
-    return prepare_or_decline([&] { return prepare_matmul(ctx, form); });
-  };
-  kernel.compute = [reference = kernel.compute](KernelContext& ctx) {
-    if (MatMulState* state = ctx.state<MatMulState>()) {
-      run_matmul(*state, ctx);
-    } else {
-      reference(ctx);
-    }
-  };
-  return kernel;
+  return on_dnnl<MatMulState>(
+      std::move(kernel), [form](PrepareContext& ctx) { return prepare_matmul(ctx, form); },
+      run_matmul);
 }
 
 }  // namespace

@@ -70,17 +70,8 @@ void run_pool(PoolState& state, KernelContext& ctx) {
 }
 
 OpKernel with_dnnl(OpKernel kernel, PoolKind kind) {
-  kernel.prepare = [kind](PrepareContext& ctx) {
-    return prepare_or_decline([&] { return prepare_pool(ctx, kind); });
-  };
-  kernel.compute = [reference = kernel.compute](KernelContext& ctx) {
-    if (PoolState* state = ctx.state<PoolState>()) {
-      run_pool(*state, ctx);
-    } else {
-      reference(ctx);
-    }
-  };
-  return kernel;
+  return on_dnnl<PoolState>(
+      std::move(kernel), [kind](PrepareContext& ctx) { return prepare_pool(ctx, kind); }, run_pool);
 }
 
 }  // namespace
