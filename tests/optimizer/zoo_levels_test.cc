@@ -44,7 +44,11 @@ TEST_P(ZooLevels, EveryLevelMatchesLevel0) {
     std::cout << GetParam() << " level " << level << ": " << nodes_level0 << " -> " << nodes
               << " nodes, error " << error << "\n";
     EXPECT_LE(error, kFp32Tolerance) << "level " << level;
-    EXPECT_LE(nodes, previous_nodes) << "level " << level << " has more nodes than the one below";
+    // Level 3 adds the layout conversions at the ends of the channels-last
+    // chain: one in, one out on these models (none on the encoder).
+    const int64_t conversions = level == 3 ? 2 : 0;
+    EXPECT_LE(nodes, previous_nodes + conversions)
+        << "level " << level << " has more nodes than the one below";
     previous_nodes = nodes;
   }
   EXPECT_LT(previous_nodes, nodes_level0);

@@ -4,6 +4,7 @@
 #include "inferlab/kernels/dnnl/dnnl_kernels.h"
 #include "inferlab/kernels/fused/conv_fusion_kernels.h"
 #include "inferlab/kernels/fused/transformer_kernels.h"
+#include "inferlab/kernels/layout/channels_last.h"
 #include "inferlab/kernels/reference/control_flow_ops.h"
 #include "inferlab/kernels/reference/elementwise_ops.h"
 #include "inferlab/kernels/reference/nn_ops.h"
@@ -54,6 +55,7 @@ const OpRegistry& OpRegistry::reference() {
     reference::register_control_flow_ops(built);
     fused::register_conv_fusion_kernels(built);
     fused::register_transformer_kernels(built);
+    layout::register_channels_last_kernels(built);
     return built;
   }();
   return registry;

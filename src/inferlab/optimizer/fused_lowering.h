@@ -15,6 +15,9 @@ namespace inferlab::optimizer {
 // values and constants) so that no ai.inferlab node remains for it, and
 // returns true. The driver calls compact() at the end.
 
+// The layout pass's channels-last FusedConv and Nhwc* pooling
+// (layout_lowering.cc); must be offered a node before the conv family.
+bool lower_layout_family(GraphEditor& editor, int index);
 // FusedConv, FusedGemm, FusedMatMul (conv_fusion_lowering.cc).
 bool lower_conv_family(GraphEditor& editor, int index);
 // LayerNormalization below opset 17, MultiHeadAttention and the other

@@ -136,7 +136,9 @@ void lower_fused_nodes(model::Model& model) {
   for (size_t i = 0; i < model.graph->nodes.size(); ++i) {
     const int index = static_cast<int>(i);
     if (editor.is_removed(index) || model.graph->nodes[i].domain != kInferLabDomain) continue;
-    if (lower_conv_family(editor, index) || lower_transformer_family(editor, index)) continue;
+    if (lower_layout_family(editor, index) || lower_conv_family(editor, index) ||
+        lower_transformer_family(editor, index))
+      continue;
     const model::Node& node = model.graph->nodes[i];
     fail(ErrorCode::kUnsupported,
          "{}: cannot write node '{}' ({}::{}) as ONNX: no operator family lowers it", model.source,

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "inferlab/core/stopwatch.h"
+#include "inferlab/optimizer/layout_pass.h"
 #include "inferlab/runtime/shape_inference.h"
 
 namespace inferlab::optimizer {
@@ -98,6 +99,9 @@ OptimizationLog optimize(model::Model& model, const OptimizeOptions& options,
         changed = run_pass(*pass, model, options, registry, shapes, log) || changed;
       }
       if (!changed) break;
+    }
+    for (const std::unique_ptr<GraphPass>& pass : finishing_passes()) {
+      if (pass->level() <= options.level) run_pass(*pass, model, options, registry, shapes, log);
     }
   }
   log.op_counts_after = count_ops(*model.graph);

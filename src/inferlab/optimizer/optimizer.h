@@ -44,6 +44,9 @@ struct OptimizationLog {
 
 // Every pass, in the order they run; each knows its level.
 std::vector<std::unique_ptr<GraphPass>> all_passes();
+// Passes run once, in order, after the sweeps of all_passes() settle: the
+// channels-last layout pass, which the fusions must never see.
+std::vector<std::unique_ptr<GraphPass>> finishing_passes();
 
 // Optimizes `model` in place. Adds the opset imports of the domains it
 // introduces (ai.inferlab, com.microsoft). Throws Error naming the model and

@@ -3,6 +3,7 @@
 // would otherwise have to see through), then the extended fusions.
 #include "inferlab/optimizer/basic_passes.h"
 #include "inferlab/optimizer/conv_fusion_passes.h"
+#include "inferlab/optimizer/layout_pass.h"
 #include "inferlab/optimizer/optimizer.h"
 #include "inferlab/optimizer/transformer_passes.h"
 
@@ -34,6 +35,12 @@ std::vector<std::unique_ptr<GraphPass>> all_passes() {
   // Last: the transformer fusions must see MatMul+Add before it becomes FusedMatMul.
   append(passes, transformer_passes());
   append(passes, conv_fusion_passes());
+  return passes;
+}
+
+std::vector<std::unique_ptr<GraphPass>> finishing_passes() {
+  std::vector<std::unique_ptr<GraphPass>> passes;
+  passes.push_back(make_channels_last_layout_pass());
   return passes;
 }
 

@@ -46,6 +46,16 @@ dnnl::memory::desc plain_desc(const Shape& shape) {
   return dnnl::memory::desc(to_dims(shape), dnnl::memory::data_type::f32, plain_tag(shape.size()));
 }
 
+dnnl::memory::desc channels_last_desc(const Shape& logical) {
+  using tag = dnnl::memory::format_tag;
+  const size_t rank = logical.size();
+  if (rank < 3 || rank > 5) {
+    fail(ErrorCode::kUnsupported, "oneDNN: no channels-last layout for rank {}", rank);
+  }
+  const tag kTags[] = {tag::acb, tag::acdb, tag::acdeb};
+  return dnnl::memory::desc(to_dims(logical), dnnl::memory::data_type::f32, kTags[rank - 3]);
+}
+
 DnnlCall::DnnlCall(dnnl::primitive primitive,
                    const std::vector<std::pair<int, dnnl::memory::desc>>& arguments)
     : primitive_(std::move(primitive)), stream_(cpu_engine()) {

@@ -27,6 +27,9 @@ dnnl::memory::dims to_dims(const Shape& shape);
 // The plain (row-major) format tag of a tensor of `rank` dims: a, ab, abc, ...
 dnnl::memory::format_tag plain_tag(size_t rank);
 dnnl::memory::desc plain_desc(const Shape& shape);
+// A channels-last tensor (memory [N, spatial..., C]) described by its
+// channels-first dims `logical` = [N, C, spatial...]: acb, acdb or acdeb.
+dnnl::memory::desc channels_last_desc(const Shape& logical);
 
 class DnnlCall {
  public:

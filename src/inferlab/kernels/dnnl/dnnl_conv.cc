@@ -3,9 +3,10 @@
 // left to oneDNN (format_tag::any), the weights are reordered once into the
 // layout it picks (kept in the node's cache, shared by every plan of the
 // session), and the activation and the residual add become post-ops: one
-// primitive call per fused node. Activations stay plain NCHW between nodes
-// for now, so a convolution that prefers a blocked layout reorders its input
-// and output around the call (the layout pass removes those). Without a plan,
+// primitive call per fused node. A channels-last FusedConv (the layout
+// pass's) reads and writes NHWC, which oneDNN's brgconv computes directly; a
+// channels-first node reorders its input and output around the call to the
+// layout the convolution picks. Without a plan,
 // or for what oneDNN is not asked to do (non-float types), the reference
 // kernel runs.
 #include "inferlab/kernels/dnnl/dnnl_kernels.h"
@@ -16,6 +17,7 @@
 #include "inferlab/kernels/dnnl/dnnl_post_ops.h"
 #include "inferlab/kernels/fused/activation.h"
 #include "inferlab/kernels/fused/conv_fusion_kernels.h"
+#include "inferlab/kernels/layout/channels_last.h"
 #include "inferlab/kernels/reference/nn_ops.h"
 #include "inferlab/kernels/reference/window_geometry.h"
 
@@ -50,35 +52,44 @@ dnnl::memory::desc user_weights_desc(const Shape& w, int64_t group) {
 
 std::unique_ptr<KernelState> prepare_conv(PrepareContext& ctx, bool fused) {
   const NodeInfo& node = ctx.node();
-  const ValueFacts& x = ctx.input(0);
+  const ValueFacts& x_facts = ctx.input(0);
   const ValueFacts& w = ctx.input(1);
   const bool has_bias = ctx.has_input(2);
   const bool has_residual = fused && ctx.has_input(kResidual);
-  if (x.dtype != DataType::kFloat32 || w.value == nullptr || x.shape.size() < 3 ||
-      x.shape.size() > 5 || (has_bias && ctx.input(2).value == nullptr) ||
+  if (x_facts.dtype != DataType::kFloat32 || w.value == nullptr || x_facts.shape.size() < 3 ||
+      x_facts.shape.size() > 5 || (has_bias && ctx.input(2).value == nullptr) ||
       ctx.output(0).dtype != DataType::kFloat32) {
     return nullptr;  // the reference kernel handles it
   }
+  const bool channels_last = fused && layout::is_channels_last(node);
+  // oneDNN's dims are always N, C, spatial...; the layout is in the desc.
+  const Shape x = channels_last ? layout::to_channels_first(x_facts.shape) : x_facts.shape;
+  const Shape y =
+      channels_last ? layout::to_channels_first(ctx.output(0).shape) : ctx.output(0).shape;
   const int64_t group = node.attr_int("group", 1);
-  const Shape spatial(x.shape.begin() + 2, x.shape.end());
+  const Shape spatial(x.begin() + 2, x.end());
   const reference::WindowGeometry g = reference::resolve_window(
       node, spatial, reference::kernel_from_weights(node, w.shape), reference::WindowOptions{});
-  const Shape& y = ctx.output(0).shape;
 
-  const dnnl::memory::desc user_src = plain_desc(x.shape);
-  const dnnl::memory::desc user_dst = plain_desc(y);
+  const dnnl::memory::desc user_src = channels_last ? channels_last_desc(x) : plain_desc(x);
+  const dnnl::memory::desc user_dst = channels_last ? channels_last_desc(y) : plain_desc(y);
   const dnnl::memory::desc user_weights = user_weights_desc(w.shape, group);
   const auto any = [](const dnnl::memory::desc& desc) {
     return dnnl::memory::desc(desc.dims(), dnnl::memory::data_type::f32, tag::any);
+  };
+  // Channels-last activations are asked for as they are: the layout pass
+  // chose them so that no reorder runs between convolutions.
+  const auto activation_desc = [&](const dnnl::memory::desc& user) {
+    return channels_last ? user : any(user);
   };
   dnnl::memory::dims dilations;
   for (int64_t d : g.dilations) dilations.push_back(d - 1);  // oneDNN counts the gaps
   const dnnl::memory::desc bias_desc =
       has_bias ? plain_desc(ctx.input(2).shape) : dnnl::memory::desc();
   const dnnl::convolution_forward::desc desc(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, any(user_src),
-      any(user_weights), bias_desc, any(user_dst), to_dims(g.strides), dilations,
-      to_dims(g.pads_begin), to_dims(g.pads_end));
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+      activation_desc(user_src), any(user_weights), bias_desc, activation_desc(user_dst),
+      to_dims(g.strides), dilations, to_dims(g.pads_begin), to_dims(g.pads_end));
 
   dnnl::post_ops ops;
   if (has_residual) ops.append_sum(1.0f);  // Y = act(conv + Z): the sum comes first
@@ -91,7 +102,7 @@ std::unique_ptr<KernelState> prepare_conv(PrepareContext& ctx, bool fused) {
   auto state = std::make_unique<ConvState>();
   state->weights = packed_weights(ctx, user_weights, w.value->raw_data(), pd.weights_desc());
   if (has_bias) state->bias = ctx.input(2).value->raw_data();
-  state->output_shape = y;
+  state->output_shape = ctx.output(0).shape;
   state->src_reorder = make_reorder(user_src, pd.src_desc());
   state->dst_reorder = make_reorder(pd.dst_desc(), user_dst);
   if (has_residual) state->residual_reorder = make_reorder(user_dst, pd.dst_desc());

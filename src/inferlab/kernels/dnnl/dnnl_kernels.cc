@@ -7,6 +7,7 @@ void add_dnnl_kernels(OpRegistry& registry) {
   add_dnnl_matmul_kernels(registry);
   add_dnnl_pool_kernels(registry);
   add_dnnl_attention_kernel(registry);
+  add_dnnl_transpose_kernel(registry);
 }
 
 }  // namespace inferlab::kernels::dnnl_backend

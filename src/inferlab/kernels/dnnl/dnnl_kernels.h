@@ -16,6 +16,7 @@ void add_dnnl_matmul_kernels(OpRegistry& registry);
 void add_dnnl_attention_kernel(OpRegistry& registry);
 // MaxPool and AveragePool (dnnl_pool.cc).
 void add_dnnl_pool_kernels(OpRegistry& registry);
+void add_dnnl_transpose_kernel(OpRegistry& registry);
 
 // Every oneDNN-backed kernel, over the ones already in `registry`.
 void add_dnnl_kernels(OpRegistry& registry);

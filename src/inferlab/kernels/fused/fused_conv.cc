@@ -1,10 +1,14 @@
 // ai.inferlab FusedConv: Y = act(Conv(X, W, B) + Z). The convolution is the
 // reference Conv kernel's (same attributes, same shape rule); Z, when
 // present, has exactly Y's shape (no broadcasting) and is added before the
-// activation, as ONNX Runtime's com.microsoft FusedConv does.
+// activation, as ONNX Runtime's com.microsoft FusedConv does. With
+// `channels_last = 1` (set by the layout pass) X, Z and Y are channels-last
+// ([N, spatial..., C]; W keeps ONNX's layout): the reference path then runs
+// on channels-first copies (kernels/layout/channels_last.h).
 #include "inferlab/kernels/fused/activation.h"
 #include "inferlab/kernels/fused/base_kernel.h"
 #include "inferlab/kernels/fused/conv_fusion_kernels.h"
+#include "inferlab/kernels/layout/channels_last.h"
 #include "inferlab/kernels/reference/nn_ops.h"
 
 namespace inferlab::kernels::fused {
@@ -56,12 +60,21 @@ void compute_fused_conv(const OpKernel& conv, KernelContext& ctx) {
 
 OpKernel fused_conv_kernel() {
   const OpKernel conv = reference::conv_kernel();
-  return OpKernel{"FusedConv",
-                  1,
-                  1,
-                  [conv](InferContext& ctx) { infer_fused_conv(conv, ctx); },
-                  [conv](KernelContext& ctx) { compute_fused_conv(conv, ctx); },
-                  "ai.inferlab"};
+  return OpKernel{
+      "FusedConv",
+      1,
+      1,
+      [conv](InferContext& ctx) {
+        const InferFunction infer = [&conv](InferContext& c) { infer_fused_conv(conv, c); };
+        if (!layout::is_channels_last(ctx.node())) return infer(ctx);
+        layout::infer_channels_last(infer, ctx, {0, kResidual});
+      },
+      [conv](KernelContext& ctx) {
+        const ComputeFunction compute = [&conv](KernelContext& c) { compute_fused_conv(conv, c); };
+        if (!layout::is_channels_last(ctx.node())) return compute(ctx);
+        layout::compute_channels_last(compute, ctx, {0, kResidual});
+      },
+      "ai.inferlab"};
 }
 
 void register_conv_fusion_kernels(OpRegistry& registry) {

@@ -1,0 +1,160 @@
+// Channels-last kernels (kernels/layout/channels_last.h and the oneDNN
+// forms in kernels/dnnl/) against the channels-first reference: every case
+// is built channels-first, run there by the reference kernels, then run as
+// the layout pass would write it (inputs transposed to NHWC,
+// channels_last = 1 or the Nhwc* operator) both on the reference path
+// (no plan) and on oneDNN (planned), and transposed back for comparison.
+#include <gtest/gtest.h>
+
+#include "inferlab/kernels/layout/channels_last.h"
+#include "kernels/dnnl/dnnl_test_harness.h"
+
+namespace inferlab::kernels {
+namespace {
+
+Tensor to_last(const Tensor& x) {
+  Tensor y(x.dtype(), layout::to_channels_last(x.shape()));
+  layout::transpose_channels(x.raw_data(), y.raw_data(), x.shape(), dtype_size(x.dtype()), false);
+  return y;
+}
+
+Tensor to_first(const Tensor& x) {
+  Tensor y(x.dtype(), layout::to_channels_first(x.shape()));
+  layout::transpose_channels(x.raw_data(), y.raw_data(), x.shape(), dtype_size(x.dtype()), true);
+  return y;
+}
+
+// `c` as the layout pass writes it: `layout_inputs` transposed, and either
+// channels_last = 1 (FusedConv) or the Nhwc form of the operator.
+Case channels_last_case(Case c, std::initializer_list<size_t> layout_inputs) {
+  for (size_t i : layout_inputs) {
+    if (i < c.inputs.size() && c.inputs[i]) c.inputs[i] = to_last(*c.inputs[i]);
+  }
+  if (c.op == "FusedConv") {
+    c.attributes["channels_last"] = int_attr(1);
+  } else {
+    c.op = "Nhwc" + c.op;
+    c.domain = "ai.inferlab";
+  }
+  return c;
+}
+
+void expect_channels_last_matches(const Case& first, std::initializer_list<size_t> layout_inputs,
+                                  const std::string& label) {
+  const Tensor expected = run(OpRegistry::reference(), first, false).output;
+  const Case last = channels_last_case(first, layout_inputs);
+  const Outcome reference = run(OpRegistry::reference(), last, false);
+  EXPECT_FALSE(reference.prepared);
+  EXPECT_EQ(to_first(reference.output).shape(), expected.shape()) << label;
+  EXPECT_LE(inferlab::testing::relative_error(to_first(reference.output), expected), 1e-6)
+      << label << " (reference path)";
+  const Outcome fast = run(fast_registry(), last, true);
+  EXPECT_TRUE(fast.prepared) << label << ": oneDNN did not take it";
+  EXPECT_LE(inferlab::testing::relative_error(to_first(fast.output), expected), 1e-5)
+      << label << " (oneDNN)";
+}
+
+TEST(ChannelsLast, ShapesAndCopiesRoundTrip) {
+  EXPECT_EQ(layout::to_channels_last({2, 3, 5, 7}), (Shape{2, 5, 7, 3}));
+  EXPECT_EQ(layout::to_channels_first({2, 5, 7, 3}), (Shape{2, 3, 5, 7}));
+  EXPECT_EQ(layout::to_channels_last({2, 3, 5}), (Shape{2, 5, 3}));
+  EXPECT_EQ(layout::to_channels_last({4, 3}), (Shape{4, 3}));
+  const Tensor x = random_float_tensor({2, 3, 5, 7}, 3);
+  const Tensor last = to_last(x);
+  // Element (n, c, h, w) sits at ((n * 5 + h) * 7 + w) * 3 + c.
+  EXPECT_EQ(last.data<float>()[((1 * 5 + 4) * 7 + 6) * 3 + 2],
+            x.data<float>()[((1 * 3 + 2) * 5 + 4) * 7 + 6]);
+  EXPECT_TRUE(to_first(last).equals(x));
+}
+
+TEST(ChannelsLast, FusedConvMatchesChannelsFirstWithActivationAndResidual) {
+  struct ConvCase {
+    std::string label;
+    Shape x, w;
+    model::AttributeMap attributes;
+  };
+  const std::vector<ConvCase> cases = {
+      {"3x3 pad 1", {1, 5, 9, 11}, {7, 5, 3, 3}, {{"pads", ints_attr({1, 1, 1, 1})}}},
+      {"1x1 batch 2", {2, 16, 6, 5}, {33, 16, 1, 1}, {}},
+      {"stride 2 asymmetric pads",
+       {1, 3, 17, 13},
+       {8, 3, 7, 7},
+       {{"strides", ints_attr({2, 2})}, {"pads", ints_attr({3, 2, 1, 3})}}},
+      {"depthwise",
+       {1, 24, 15, 15},
+       {24, 1, 3, 3},
+       {{"group", int_attr(24)}, {"pads", ints_attr({1, 1, 1, 1})}}},
+      {"groups 3", {1, 6, 10, 10}, {9, 2, 3, 3}, {{"group", int_attr(3)}}},
+  };
+  uint32_t seed = 40;
+  for (const ConvCase& shape : cases) {
+    for (const char* activation : {"", "Relu", "HardSwish"}) {
+      for (bool residual : {false, true}) {
+        Case c{"ai.inferlab", "FusedConv", shape.attributes, {}};
+        c.attributes["activation"] = string_attr(activation);
+        c.inputs = {random_float_tensor(shape.x, seed), random_float_tensor(shape.w, seed + 1),
+                    random_float_tensor({shape.w[0]}, seed + 2)};
+        if (residual) {
+          const Shape y = run(OpRegistry::reference(), c, false).output.shape();
+          c.inputs.push_back(random_float_tensor(y, seed + 3));
+        }
+        seed += 4;
+        expect_channels_last_matches(c, {0, 3},
+                                     shape.label + " " + activation + (residual ? " +Z" : ""));
+      }
+    }
+  }
+}
+
+TEST(ChannelsLast, PoolsMatchChannelsFirst) {
+  struct PoolCase {
+    std::string label;
+    std::string op;
+    Shape x;
+    model::AttributeMap attributes;
+  };
+  const std::vector<PoolCase> cases = {
+      {"max 3x3 s2 p1",
+       "MaxPool",
+       {1, 16, 20, 20},
+       {{"kernel_shape", ints_attr({3, 3})},
+        {"strides", ints_attr({2, 2})},
+        {"pads", ints_attr({1, 1, 1, 1})}}},
+      {"max ceil_mode",
+       "MaxPool",
+       {2, 3, 10, 11},
+       {{"kernel_shape", ints_attr({3, 3})},
+        {"strides", ints_attr({2, 2})},
+        {"ceil_mode", int_attr(1)}}},
+      {"average include pad",
+       "AveragePool",
+       {1, 9, 14, 14},
+       {{"kernel_shape", ints_attr({3, 3})},
+        {"pads", ints_attr({1, 0, 1, 2})},
+        {"count_include_pad", int_attr(1)}}},
+      {"global average 7x7", "GlobalAveragePool", {2, 37, 7, 7}, {}},
+      {"global average 1x1", "GlobalAveragePool", {1, 5, 1, 1}, {}},
+  };
+  uint32_t seed = 90;
+  for (const PoolCase& p : cases) {
+    Case c{"", p.op, p.attributes, {random_float_tensor(p.x, seed++)}};
+    expect_channels_last_matches(c, {0}, p.label);
+  }
+}
+
+TEST(ChannelsLast, ABadChannelsLastValueIsAnErrorNamingTheNode) {
+  Case c{"ai.inferlab",
+         "FusedConv",
+         {{"channels_last", int_attr(2)}},
+         {random_float_tensor({1, 4, 4, 2}, 1), random_float_tensor({3, 2, 1, 1}, 2)}};
+  try {
+    run(OpRegistry::reference(), c, false);
+    FAIL() << "channels_last = 2 was accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("channels_last"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("node"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace inferlab::kernels
