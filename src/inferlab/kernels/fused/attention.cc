@@ -214,6 +214,7 @@ void compute_attention_with(KernelContext& ctx, const AttentionProjection* proje
   float* buffers = align_floats(projection_space + projection_floats);
   if (projection != nullptr) {
     projection->run(ctx, qkv, projection_space);
+    if (projection->run_heads(ctx, qkv, projection_space, output.data<float>())) return;
   } else {
     project_reference(p, input, weights, bias, qkv, projection_space);
   }

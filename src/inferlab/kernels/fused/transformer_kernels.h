@@ -20,12 +20,18 @@ OpKernel layer_normalization_kernel();       // ai.inferlab::LayerNormalization
 
 // Attention's Q/K/V projection done by someone else (the oneDNN kernel):
 // `run` writes qkv [batch * sequence, 3 * hidden] = input x weights + bias,
-// using `scratch_bytes` of scratch at `space` (64-byte aligned). The heads are then computed as the
-// reference does.
+// using `scratch_bytes` of scratch at `space` (64-byte aligned). The heads
+// then run through `run_heads` when it computes them (returns true: output
+// [batch, sequence, hidden] written, with the same scratch), else as the
+// reference computes them.
 class AttentionProjection {
  public:
   virtual ~AttentionProjection() = default;
   virtual void run(KernelContext& ctx, float* qkv, void* space) const = 0;
+  virtual bool run_heads(KernelContext& /*ctx*/, const float* /*qkv*/, void* /*space*/,
+                         float* /*output*/) const {
+    return false;
+  }
   size_t scratch_bytes = 0;
 };
 void compute_attention_projected(KernelContext& ctx, const AttentionProjection& projection);
