@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "inferlab/kernels/dnnl/dnnl_call.h"
 #include "inferlab/kernels/registry.h"
 #include "inferlab/model/onnx_import.h"
 #include "inferlab/runtime/compute_threads.h"
@@ -152,6 +153,8 @@ Session Session::from_model(model::Model model, const SessionOptions& options, b
   if (!loaded.graph) fail(ErrorCode::kInvalidModel, "{}: the model has no graph", loaded.source);
   const kernels::OpRegistry& registry =
       kernels::OpRegistry::for_isa(kernels::cpu::effective_isa(options.max_isa));
+  // Process-wide, first setting wins (see limit_dnnl_isa).
+  kernels::dnnl_backend::limit_dnnl_isa(options.max_isa);
   check_ops_supported(loaded, registry);
   if (!optimized) add_extra_outputs(impl->model, options.extra_outputs);
   impl->inputs = apply_input_shapes(*loaded.graph, options.input_shapes, loaded.source);

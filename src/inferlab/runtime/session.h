@@ -50,7 +50,9 @@ struct SessionOptions {
   int opt_level = 3;
   // The widest vector ISA the CPU kernels may use: the best the CPU has, at
   // most this (kernels/cpu/isa.h). Lower it to run, and test, the AVX2 or
-  // portable paths on an AVX-512 machine.
+  // portable paths on an AVX-512 machine. oneDNN's limit is per process and
+  // the first session's wins: it is set before oneDNN's first primitive
+  // (like DNNL_MAX_CPU_ISA), so a process that mixes ISAs keeps the first.
   kernels::cpu::Isa max_isa = kernels::cpu::Isa::kAvx512;
   // Directory of saved plans (runtime/plan_cache.h); empty: no cache. Only
   // Session::load (a model file) uses it.

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -33,8 +34,14 @@ struct Case {
   std::vector<size_t> constants = {1, 2};  // inputs known at prepare (weights, bias)
 };
 
-// What sessions execute with on this CPU.
-inline const OpRegistry& fast_registry() { return OpRegistry::for_isa(cpu::detected_isa()); }
+// What sessions execute with on this CPU; INFERLAB_TEST_MAX_ISA (avx2,
+// portable) lowers it for the ctest entries that run these tests at a
+// lower ISA.
+inline const OpRegistry& fast_registry() {
+  const char* limit = std::getenv("INFERLAB_TEST_MAX_ISA");
+  const cpu::Isa max_isa = limit != nullptr ? cpu::parse_isa(limit) : cpu::Isa::kAvx512;
+  return OpRegistry::for_isa(cpu::effective_isa(max_isa));
+}
 
 struct Outcome {
   Tensor output;

@@ -46,6 +46,43 @@ dnnl::memory::desc plain_desc(const Shape& shape) {
   return dnnl::memory::desc(to_dims(shape), dnnl::memory::data_type::f32, plain_tag(shape.size()));
 }
 
+bool limit_dnnl_isa(cpu::Isa max_isa) {
+  dnnl::cpu_isa wanted = dnnl::cpu_isa::all;
+  if (max_isa == cpu::Isa::kAvx2) wanted = dnnl::cpu_isa::avx2;
+  if (max_isa == cpu::Isa::kPortable) wanted = dnnl::cpu_isa::sse41;
+  if (wanted == dnnl::cpu_isa::all) return true;
+  try {
+    dnnl::set_max_cpu_isa(wanted);
+  } catch (const dnnl::error&) {
+    // Too late in this process; the check below says whether it holds anyway.
+  }
+  // oneDNN 2.6 may also accept a late call silently and keep its ISA.
+  return dnnl::get_effective_cpu_isa() == wanted;
+}
+
+std::string dnnl_isa_name() {
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::sse41:
+      return "sse41";
+    case dnnl::cpu_isa::avx:
+      return "avx";
+    case dnnl::cpu_isa::avx2:
+      return "avx2";
+    case dnnl::cpu_isa::avx2_vnni:
+      return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_core:
+      return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni:
+      return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16:
+      return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx:
+      return "avx512_core_amx";
+    default:
+      return "other";
+  }
+}
+
 dnnl::memory::desc channels_last_desc(const Shape& logical) {
   using tag = dnnl::memory::format_tag;
   const size_t rank = logical.size();

@@ -13,6 +13,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "inferlab/core/tensor.h"
+#include "inferlab/kernels/cpu/isa.h"
 #include "inferlab/kernels/kernel.h"
 
 namespace inferlab::kernels::dnnl_backend {
@@ -20,6 +21,15 @@ namespace inferlab::kernels::dnnl_backend {
 // The CPU engine every InferLab primitive runs on. Created on first use and
 // never changed afterwards (oneDNN engines are immutable and thread-safe).
 const dnnl::engine& cpu_engine();
+
+// Caps the instruction set oneDNN's JIT kernels may use at `max_isa`
+// (AVX2 -> avx2, portable -> sse41, the lowest oneDNN generates). oneDNN
+// takes this once per process, before its first primitive (the same as
+// setting DNNL_MAX_CPU_ISA): returns false when it is too late, and then
+// the earlier setting stays. AVX-512 leaves oneDNN's own choice.
+bool limit_dnnl_isa(cpu::Isa max_isa);
+// The ISA oneDNN's kernels run at in this process: "avx512_core", "avx2", ...
+std::string dnnl_isa_name();
 
 // Shape <-> oneDNN dims.
 dnnl::memory::dims to_dims(const Shape& shape);
