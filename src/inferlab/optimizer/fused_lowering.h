@@ -15,7 +15,7 @@ namespace inferlab::optimizer {
 // values and constants) so that no ai.inferlab node remains for it, and
 // returns true. The driver calls compact() at the end.
 
-// FusedConv, FusedGemm, FusedMatMul (conv_fusion_lowering.cc).
+// FusedConv, FusedGemm, FusedMatMul and HardSwish (conv_fusion_lowering.cc).
 bool lower_conv_family(GraphEditor& editor, int index);
 // LayerNormalization below opset 17, MultiHeadAttention and the other
 // transformer fusions of ai.inferlab (transformer_lowering.cc).
