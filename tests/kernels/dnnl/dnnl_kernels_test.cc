@@ -10,78 +10,23 @@
 #include <optional>
 
 #include "inferlab/kernels/registry.h"
+#include "kernels/dnnl/dnnl_test_harness.h"
 #include "kernels/tensor_ops_harness.h"
 #include "test_util.h"
 
 namespace inferlab::kernels {
 namespace {
 
+using dnnl_testing::Case;
+using dnnl_testing::expect_matches_reference;
+using dnnl_testing::fast_registry;
+using dnnl_testing::Outcome;
+using dnnl_testing::run;
 using inferlab::testing::floats_attr;
 using inferlab::testing::int_attr;
 using inferlab::testing::ints_attr;
 using inferlab::testing::random_float_tensor;
 using inferlab::testing::string_attr;
-using Inputs = std::vector<std::optional<Tensor>>;
-
-struct Case {
-  std::string domain;
-  std::string op;
-  model::AttributeMap attributes;
-  Inputs inputs;
-  std::vector<size_t> constants = {1, 2};  // inputs known at prepare (weights, bias)
-};
-
-// What sessions execute with on this CPU.
-const OpRegistry& fast_registry() { return OpRegistry::for_isa(cpu::detected_isa()); }
-
-struct Outcome {
-  Tensor output;
-  bool prepared = false;
-};
-
-Outcome run(const OpRegistry& registry, const Case& c, bool plan) {
-  const int64_t opset = c.domain.empty() ? 17 : 1;
-  const OpKernel* kernel = registry.find(c.domain, c.op, opset);
-  if (kernel == nullptr) throw std::runtime_error("no kernel " + c.op);
-  const std::string name = "node";
-  const NodeInfo node(name, c.op, opset, c.attributes);
-  std::vector<ValueFacts> facts;
-  std::vector<const Tensor*> pointers;
-  for (size_t i = 0; i < c.inputs.size(); ++i) {
-    const auto& input = c.inputs[i];
-    const bool constant = std::find(c.constants.begin(), c.constants.end(), i) != c.constants.end();
-    const Tensor* value = input && constant ? &*input : nullptr;
-    facts.push_back(input ? ValueFacts{input->dtype(), input->shape(), value} : ValueFacts{});
-    pointers.push_back(input ? &*input : nullptr);
-  }
-  InferContext infer(node, facts, 1);
-  kernel->infer(infer);
-  const ValueFacts output_facts{infer.outputs()[0]->first, *infer.outputs()[0]->second, nullptr};
-  Outcome outcome;
-  std::shared_ptr<KernelState> cache;
-  std::unique_ptr<KernelState> state;
-  if (plan && kernel->prepare) {
-    PrepareContext prepare(node, facts, {output_facts}, cache);
-    state = kernel->prepare(prepare);
-  }
-  outcome.prepared = state != nullptr;
-  std::vector<Tensor> outputs(1);
-  ScratchBuffer scratch;
-  KernelContext context(node, pointers, outputs);
-  context.set_scratch(&scratch);
-  context.set_state(state.get());
-  for (int call = 0; call < 2; ++call) kernel->compute(context);
-  EXPECT_EQ(output_facts.shape, outputs[0].shape()) << c.op;
-  outcome.output = outputs[0];
-  return outcome;
-}
-
-void expect_matches_reference(const Case& c, const std::string& label) {
-  const Outcome fast = run(fast_registry(), c, true);
-  const Outcome reference = run(OpRegistry::reference(), c, false);
-  EXPECT_TRUE(fast.prepared) << label << ": oneDNN did not take it";
-  EXPECT_LE(inferlab::testing::relative_error(fast.output, reference.output), 1e-5) << label;
-}
 
 struct ConvShape {
   std::string label;
