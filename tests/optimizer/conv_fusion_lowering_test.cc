@@ -1,6 +1,7 @@
 // lower_conv_family: each fused node written back as ONNX computes what the
 // fused node computed (run on the reference kernels), as com.microsoft
-// FusedConv where ONNX Runtime's matches, decomposed otherwise.
+// FusedConv where ONNX Runtime's matches, decomposed otherwise; likewise
+// ai.inferlab::HardSwish.
 #include "conv_fusion_test_graph.h"
 #include "inferlab/optimizer/fused_lowering.h"
 
@@ -119,6 +120,17 @@ TEST(ConvFusionLowering, DecomposesFusedGemmAndFusedMatMul) {
   EXPECT_EQ(testing::count_op(model, "LeakyRelu"), 1);
   EXPECT_EQ(testing::count_op(model, "Gemm"), 1);
   EXPECT_EQ(testing::count_op(model, "Tanh"), 1);
+}
+
+TEST(ConvFusionLowering, WritesInferLabHardSwishAsXTimesHardSigmoid) {
+  GraphBuilder g;
+  g.model.opsets[""] = 11;  // ONNX has no HardSwish before 14
+  g.input("x", {2, 3, 5});
+  g.node("HardSwish", {"x"}, {"y"}, {}, "ai.inferlab");
+  g.output("y");
+  const auto ops = lower_and_compare(g.model);
+  EXPECT_EQ(ops, (std::map<std::string, int64_t>{{"HardSigmoid", 1}, {"Mul", 1}}));
+  EXPECT_EQ(g.graph().nodes.back().outputs[0], "y");
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include "inferlab/core/npy.h"
+#include "inferlab/optimizer/onnx_export.h"
 #include "inferlab/runtime/session.h"
 #include "test_util.h"
 
@@ -237,6 +238,81 @@ TEST(ZeroAllocation, Resnet50SteadyStateRunsAllocateNothing) {
 
 TEST(ZeroAllocation, EncoderSteadyStateRunsAllocateNothing) {
   expect_steady_state_without_allocation("encoder_op17");
+}
+
+model::Node make_node(const std::string& op, std::vector<std::string> inputs, std::string output,
+                      model::AttributeMap attributes = {}) {
+  return model::Node{output + "_node",     op, "", std::move(inputs), {std::move(output)},
+                     std::move(attributes)};
+}
+
+model::Attribute ints_attribute(std::vector<int64_t> values) {
+  model::Attribute a;
+  a.kind = model::Attribute::Kind::kInts;
+  a.ints = std::move(values);
+  return a;
+}
+
+// An opset-11 decoder block as PaddleOCR's detector writes it: Conv, then
+// HardSwish spelled x * Clip(x + 3, 0, 6) / 6 (fused into the Conv at
+// load), then a stride-2 ConvTranspose with output_padding (on oneDNN).
+std::string conv_hardswish_deconv_model() {
+  model::Model m;
+  m.ir_version = 8;
+  m.opsets[""] = 11;
+  m.source = "<conv_hardswish_deconv>";
+  m.graph = std::make_shared<model::Graph>();
+  model::Graph& g = *m.graph;
+  g.name = "conv_hardswish_deconv";
+  model::ValueInfo x{"x", DataType::kFloat32, true, {}};
+  for (int64_t d : {1, 4, 12, 12}) x.dims.push_back(model::Dim::fixed(d));
+  g.inputs.push_back(x);
+  model::ValueInfo y{"y", DataType::kFloat32, true, {}};
+  for (int64_t d : {1, 3, 24, 24}) y.dims.push_back(model::Dim::fixed(d));
+  g.outputs.push_back(y);
+  g.initializers["w"] = testing::random_float_tensor({6, 4, 3, 3}, 1);
+  g.initializers["b"] = testing::random_float_tensor({6}, 2);
+  g.initializers["wt"] = testing::random_float_tensor({6, 3, 3, 3}, 3);
+  g.initializers["bt"] = testing::random_float_tensor({3}, 4);
+  for (auto [name, value] : {std::pair{"three", 3.0f}, {"zero", 0.0f}, {"six", 6.0f}}) {
+    g.initializers[name] = Tensor::scalar<float>(value);
+  }
+  g.nodes.push_back(
+      make_node("Conv", {"x", "w", "b"}, "c", {{"pads", ints_attribute({1, 1, 1, 1})}}));
+  g.nodes.push_back(make_node("Add", {"c", "three"}, "shifted"));
+  g.nodes.push_back(make_node("Clip", {"shifted", "zero", "six"}, "gate"));
+  g.nodes.push_back(make_node("Mul", {"c", "gate"}, "product"));
+  g.nodes.push_back(make_node("Div", {"product", "six"}, "h"));
+  g.nodes.push_back(make_node("ConvTranspose", {"h", "wt", "bt"}, "y",
+                              {{"strides", ints_attribute({2, 2})},
+                               {"pads", ints_attribute({1, 1, 1, 1})},
+                               {"output_padding", ints_attribute({1, 1})}}));
+  return optimizer::serialize_model(m);
+}
+
+TEST(ZeroAllocation, ConvHardSwishAndConvTransposeRunsAllocateNothing) {
+  const std::string bytes = conv_hardswish_deconv_model();
+  Session session = Session::load_bytes(bytes.data(), bytes.size());
+  const Tensor input = testing::random_float_tensor({1, 4, 12, 12}, 5, -4, 4);
+  const TensorMap expected = session.run({{"x", input}});
+  Tensor output(DataType::kFloat32, Shape{1, 3, 24, 24});
+  session.bind({{"x", input}}, {{"y", output}});
+  void* warm_up[4];
+  backtrace(warm_up, 4);
+  session.run();
+  const Counted counted = count_allocations(session, 3);
+  if (counted.inferlab != 0) print_allocation_sites();
+  EXPECT_EQ(counted.inferlab, 0) << "heap allocations during runs 2..4";
+  EXPECT_EQ(counted.onednn_per_run[1], counted.onednn_per_run[0]) << "oneDNN's grew";
+  EXPECT_EQ(counted.onednn_per_run[2], counted.onednn_per_run[0]) << "oneDNN's grew";
+  EXPECT_EQ(testing::relative_error(output, expected.at("y")), 0.0);
+  const auto& ops = session.optimization_log().op_counts_after;
+  EXPECT_EQ(ops.count("ai.inferlab::FusedConv"), 1u);
+  EXPECT_EQ(ops.count("ConvTranspose"), 1u);
+  // The layout pass's conversion from the channels-last Conv to the
+  // channels-first ConvTranspose (a Transpose on a oneDNN reorder).
+  EXPECT_EQ(ops.count("Transpose"), 1u);
+  EXPECT_EQ(ops.size(), 3u);
 }
 
 TEST(ZeroAllocation, HooksCountAllocations) {

@@ -32,12 +32,15 @@ int64_t known_rank(const PassContext& context, const std::string& value) {
   return info != nullptr && info->has_shape ? static_cast<int64_t>(info->dims.size()) : -1;
 }
 
-// Adds the activation's nodes to `fused` and `covered`.
+// Adds the activation's nodes to `fused` and `covered` (an activation fused
+// earlier, e.g. HardSwish or Gelu, by the ONNX nodes it covers).
 void absorb(GraphEditor& editor, const ActivationMatch& activation, model::Node& fused,
             std::vector<std::string>& names, std::vector<int>& covered) {
   set_activation(fused, activation);
   for (int node : activation.nodes) {
-    names.push_back(editor.graph().nodes[static_cast<size_t>(node)].name);
+    for (std::string& name : covered_names(editor.graph().nodes[static_cast<size_t>(node)])) {
+      names.push_back(std::move(name));
+    }
     covered.push_back(node);
   }
   fused.outputs = {activation.output};

@@ -7,7 +7,9 @@
 // decomposed: Conv/Gemm/MatMul, then Add (Z or bias), then the activation as
 // default-domain nodes (HardSwish as x * HardSigmoid(x; 1/6, 0.5), valid at
 // every opset; SiLU as Sigmoid + Mul) or ONNX Runtime's Gelu / FastGelu.
-// The export driver adds the com.microsoft opset import.
+// ai.inferlab::HardSwish (ONNX's HardSwish below opset 14) is written the
+// same way as that activation. The export driver adds the com.microsoft
+// opset import.
 #include <set>
 
 #include "inferlab/kernels/fused/activation.h"
@@ -115,6 +117,12 @@ void detach(GraphEditor& editor, int index) {
 
 bool lower_conv_family(GraphEditor& editor, int index) {
   const model::Node node = editor.graph().nodes[static_cast<size_t>(index)];
+  if (conv_fusion::is_op(node, conv_fusion::kInferLabDomain, "HardSwish")) {
+    detach(editor, index);
+    Lowering{editor, node.name}.activation(ActivationKind::kHardSwish, {}, node.inputs.at(0),
+                                           node.outputs.at(0));
+    return true;
+  }
   static const std::set<std::string> kFamily{"FusedConv", "FusedGemm", "FusedMatMul"};
   if (node.domain != conv_fusion::kInferLabDomain || !kFamily.count(node.op_type)) return false;
   auto attr = node.attributes.find("activation");

@@ -13,4 +13,10 @@ namespace inferlab::optimizer {
 
 std::vector<std::unique_ptr<GraphPass>> conv_fusion_passes();
 
+// hardswish_fusion (hardswish_fusion.cc): HardSwish spelled out as
+// x * Clip(x + 3, 0, 6) / 6 or x * HardSigmoid(x; 1/6, 0.5) becomes one
+// HardSwish node. Runs just before conv_fusion_passes() (pass_list.cc) so
+// activation_fusion finds a single activation after the Conv.
+std::unique_ptr<GraphPass> make_hardswish_fusion_pass();
+
 }  // namespace inferlab::optimizer

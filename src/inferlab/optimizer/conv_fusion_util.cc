@@ -50,8 +50,8 @@ std::optional<std::vector<float>> clip_bounds(const PassContext& context, GraphE
   return std::vector<float>{*lo, *hi};
 }
 
-// The activation of one default-domain or com.microsoft node; kind "" when
-// the node is none of them.
+// The activation of one default-domain, com.microsoft or ai.inferlab
+// HardSwish node; kind "" when the node is none of them.
 ActivationMatch describe_single(const PassContext& context, GraphEditor& editor,
                                 const model::Node& node) {
   ActivationMatch match;
@@ -60,6 +60,8 @@ ActivationMatch describe_single(const PassContext& context, GraphEditor& editor,
     match.kind = "Gelu";
   } else if (is_op(node, "com.microsoft", "FastGelu") && input_or_empty(node, 1).empty()) {
     match.kind = "GeluTanh";
+  } else if (is_op(node, kInferLabDomain, "HardSwish")) {  // ONNX's, below opset 14
+    match.kind = "HardSwish";
   } else if (!node.domain.empty() && node.domain != "ai.onnx") {
     return match;
   } else if (op == "Relu" || op == "Sigmoid" || op == "Tanh" || op == "HardSwish") {

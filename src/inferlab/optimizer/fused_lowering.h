@@ -18,7 +18,7 @@ namespace inferlab::optimizer {
 // The layout pass's channels-last FusedConv and Nhwc* pooling
 // (layout_lowering.cc); must be offered a node before the conv family.
 bool lower_layout_family(GraphEditor& editor, int index);
-// FusedConv, FusedGemm, FusedMatMul (conv_fusion_lowering.cc).
+// FusedConv, FusedGemm, FusedMatMul and HardSwish (conv_fusion_lowering.cc).
 bool lower_conv_family(GraphEditor& editor, int index);
 // LayerNormalization below opset 17, MultiHeadAttention and the other
 // transformer fusions of ai.inferlab (transformer_lowering.cc).

@@ -34,6 +34,8 @@ std::vector<std::unique_ptr<GraphPass>> all_passes() {
   append(passes, basic_passes());
   // Last: the transformer fusions must see MatMul+Add before it becomes FusedMatMul.
   append(passes, transformer_passes());
+  // Before the convolution fusions, so activation_fusion sees one HardSwish.
+  passes.push_back(make_hardswish_fusion_pass());
   append(passes, conv_fusion_passes());
   return passes;
 }

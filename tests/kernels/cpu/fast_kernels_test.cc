@@ -79,6 +79,7 @@ TEST(FastKernels, ActivationsMatchReferenceOnAwkwardShapes) {
       {"", "Sigmoid", 17, {}},
       {"", "HardSigmoid", 17, {{"alpha", float_attr(0.3f)}, {"beta", float_attr(0.4f)}}},
       {"", "HardSwish", 17, {}},
+      {"ai.inferlab", "HardSwish", 1, {}},  // ONNX's, below opset 14
       {"", "Tanh", 17, {}},
       {"", "Erf", 17, {}},
       {"com.microsoft", "Gelu", 1, {}},

@@ -6,10 +6,27 @@
 // channel counts, 1-D and 3-D, no bias, every fused activation, residual Z.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <optional>
+
+#include "inferlab/kernels/registry.h"
 #include "kernels/dnnl/dnnl_test_harness.h"
+#include "kernels/tensor_ops_harness.h"
+#include "test_util.h"
 
 namespace inferlab::kernels {
 namespace {
+
+using dnnl_testing::Case;
+using dnnl_testing::expect_matches_reference;
+using dnnl_testing::fast_registry;
+using dnnl_testing::Outcome;
+using dnnl_testing::run;
+using inferlab::testing::floats_attr;
+using inferlab::testing::int_attr;
+using inferlab::testing::ints_attr;
+using inferlab::testing::random_float_tensor;
+using inferlab::testing::string_attr;
 
 struct ConvShape {
   std::string label;

@@ -1,29 +1,25 @@
-// The harness of the oneDNN kernel tests: a node run through the calls a
-// run plan makes (infer, prepare with the plan's shapes and the constant
-// inputs, then compute twice with the state and a persistent scratch), so
-// a second call with the same state is checked too.
+// The harness of the oneDNN kernel tests: one node run through the same
+// calls a run plan makes — infer, prepare with the plan's shapes and the
+// constant inputs' values, then compute with the state twice (a second call
+// with the same state and scratch) — on the registry sessions use, or on
+// the reference registry without a plan.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "inferlab/kernels/registry.h"
-#include "kernels/tensor_ops_harness.h"
 #include "test_util.h"
 
-namespace inferlab::kernels {
+namespace inferlab::kernels::dnnl_testing {
 
-using inferlab::testing::floats_attr;
-using inferlab::testing::int_attr;
-using inferlab::testing::ints_attr;
-using inferlab::testing::random_float_tensor;
-using inferlab::testing::string_attr;
 using Inputs = std::vector<std::optional<Tensor>>;
 
 struct Case {
@@ -91,5 +87,4 @@ inline void expect_matches_reference(const Case& c, const std::string& label) {
   EXPECT_TRUE(fast.prepared) << label << ": oneDNN did not take it";
   EXPECT_LE(inferlab::testing::relative_error(fast.output, reference.output), 1e-5) << label;
 }
-
-}  // namespace inferlab::kernels
+}  // namespace inferlab::kernels::dnnl_testing

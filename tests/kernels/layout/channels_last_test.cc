@@ -8,9 +8,19 @@
 
 #include "inferlab/kernels/layout/channels_last.h"
 #include "kernels/dnnl/dnnl_test_harness.h"
+#include "kernels/tensor_ops_harness.h"
 
 namespace inferlab::kernels {
 namespace {
+
+using dnnl_testing::Case;
+using dnnl_testing::fast_registry;
+using dnnl_testing::Outcome;
+using dnnl_testing::run;
+using inferlab::testing::int_attr;
+using inferlab::testing::ints_attr;
+using inferlab::testing::random_float_tensor;
+using inferlab::testing::string_attr;
 
 Tensor to_last(const Tensor& x) {
   Tensor y(x.dtype(), layout::to_channels_last(x.shape()));

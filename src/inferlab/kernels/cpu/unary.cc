@@ -55,6 +55,10 @@ void add_unary_kernels(OpRegistry& registry, const KernelTable& table) {
   add(registry, table, "Sigmoid", UnaryKind::kSigmoid);
   add(registry, table, "HardSigmoid", UnaryKind::kHardSigmoid, "alpha", 0.2f, "beta", 0.5f);
   add(registry, table, "HardSwish", UnaryKind::kHardSwish);
+  // ONNX's HardSwish under InferLab's domain, for models older than opset 14.
+  replace_compute(registry, "ai.inferlab", "HardSwish", [&table](KernelContext& ctx) {
+    return run_unary(ctx, table, UnaryKind::kHardSwish, UnaryParams{});
+  });
   add(registry, table, "Tanh", UnaryKind::kTanh);
   add(registry, table, "Erf", UnaryKind::kErf);
   add(registry, table, "Exp", UnaryKind::kExp);

@@ -10,6 +10,8 @@ namespace inferlab::kernels::dnnl_backend {
 
 // Conv and ai.inferlab FusedConv (dnnl_conv.cc).
 void add_dnnl_conv_kernels(OpRegistry& registry);
+// ConvTranspose (dnnl_conv_transpose.cc).
+void add_dnnl_conv_transpose_kernel(OpRegistry& registry);
 // MatMul, Gemm, ai.inferlab FusedMatMul and FusedGemm (dnnl_matmul.cc).
 void add_dnnl_matmul_kernels(OpRegistry& registry);
 // com.microsoft::Attention's projection (dnnl_attention.cc).

@@ -81,6 +81,7 @@ void register_conv_fusion_kernels(OpRegistry& registry) {
   registry.add(fused_conv_kernel());
   registry.add(fused_gemm_kernel());
   registry.add(fused_matmul_kernel());
+  registry.add(hard_swish_kernel());
 }
 
 }  // namespace inferlab::kernels::fused

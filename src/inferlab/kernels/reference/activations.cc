@@ -93,11 +93,13 @@ TypeSet floats(int64_t) { return kFloatTypes; }
 
 }  // namespace
 
+OpKernel hard_swish_kernel() { return unary_kernel<HardSwishOp>("HardSwish", 14, floats); }
+
 std::vector<OpKernel> activation_kernels() {
   return {
       unary_kernel<EluOp>("Elu", 7, floats),
       unary_kernel<HardSigmoidOp>("HardSigmoid", 7, floats),
-      unary_kernel<HardSwishOp>("HardSwish", 14, floats),
+      hard_swish_kernel(),
       unary_kernel<LeakyReluOp>("LeakyRelu", 7, floats),
       unary_kernel<SeluOp>("Selu", 7, floats),
       unary_kernel<SoftplusOp>("Softplus", 7, floats),

@@ -17,8 +17,9 @@ void register_elementwise_ops(OpRegistry& registry);
 std::vector<OpKernel> unary_math_kernels();
 // activations.cc: Elu HardSigmoid HardSwish LeakyRelu Selu Softplus Softsign ThresholdedRelu
 std::vector<OpKernel> activation_kernels();
-OpKernel clip_kernel();   // clip.cc
-OpKernel prelu_kernel();  // prelu.cc
+OpKernel hard_swish_kernel();  // activations.cc; also ai.inferlab::HardSwish's
+OpKernel clip_kernel();        // clip.cc
+OpKernel prelu_kernel();       // prelu.cc
 // binary_ops.cc: Add Sub Mul Div Mod Equal Greater GreaterOrEqual Less LessOrEqual And Or Xor
 std::vector<OpKernel> binary_kernels();
 OpKernel pow_kernel();  // pow.cc
