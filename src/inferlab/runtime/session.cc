@@ -3,8 +3,13 @@
 // hand back outputs (or write them into caller-bound tensors).
 #include "inferlab/runtime/session.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -18,6 +23,7 @@
 #include "inferlab/runtime/op_support.h"
 #include "inferlab/runtime/run_plan_cache.h"
 #include "inferlab/runtime/shape_inference.h"
+#include "inferlab/runtime/stream_pool.h"
 
 namespace inferlab::runtime {
 
@@ -34,6 +40,12 @@ struct Session::Impl {
   double last_plan_build_ms = 0;
   int64_t plans_built = 0;
   const RunPlan* last_plan = nullptr;
+
+  // Throughput mode: the other streams (sessions of their own, in latency
+  // mode) and who computes now; this session is stream 0.
+  std::vector<Session> other_streams;
+  std::unique_ptr<StreamPool> pool;
+  int threads_per_run = 0;  // options.threads, or the stream's share
 
   // bind() state: the inputs (held so run() can use them), the caller's
   // output tensors by graph-output position (empty where not bound).
@@ -148,6 +160,7 @@ Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session Session::from_model(model::Model model, const SessionOptions& options, bool optimized) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
+  impl->threads_per_run = options.threads;
   impl->model = std::move(model);
   const model::Model& loaded = impl->model;
   if (!loaded.graph) fail(ErrorCode::kInvalidModel, "{}: the model has no graph", loaded.source);
@@ -189,7 +202,32 @@ Session::Session(Session&&) noexcept = default;
 Session& Session::operator=(Session&&) noexcept = default;
 Session::~Session() = default;
 
+template <typename Load>
+Session Session::with_streams(const SessionOptions& options, Load load) {
+  if (options.mode == ExecutionMode::kLatency) return load(options);
+  if (options.streams < 0) {
+    fail(ErrorCode::kInvalidArgument, "streams must be >= 0, got {}", options.streams);
+  }
+  const int threads = resolve_threads(options.threads);
+  const int streams = options.streams > 0 ? options.streams : threads;
+  SessionOptions stream_options = options;
+  stream_options.mode = ExecutionMode::kLatency;
+  stream_options.threads = std::max(1, threads / streams);
+  Session first = load(stream_options);
+  first.impl_->options = options;
+  first.impl_->threads_per_run = stream_options.threads;
+  for (int stream = 1; stream < streams; ++stream) {
+    first.impl_->other_streams.push_back(load(stream_options));
+  }
+  first.impl_->pool = std::make_unique<StreamPool>(streams);
+  return first;
+}
+
 Session Session::load(const std::string& path, const SessionOptions& options) {
+  return with_streams(options, [&](const SessionOptions& o) { return load_one(path, o); });
+}
+
+Session Session::load_one(const std::string& path, const SessionOptions& options) {
   if (!options.plan_cache_dir.empty()) return load_with_cache(path, options);
   return from_model(model::import_model_file(path, import_options_for(options)), options);
 }
@@ -213,7 +251,9 @@ Session Session::load_with_cache(const std::string& path, const SessionOptions& 
 }
 
 Session Session::load_bytes(const void* data, size_t size, const SessionOptions& options) {
-  return from_model(model::import_model_bytes(data, size, import_options_for(options)), options);
+  return with_streams(options, [&](const SessionOptions& o) {
+    return from_model(model::import_model_bytes(data, size, import_options_for(o)), o);
+  });
 }
 
 const model::Model& Session::model() const { return impl_->model; }
@@ -230,7 +270,44 @@ const std::unordered_map<std::string, model::ValueInfo>& Session::value_infos() 
 }
 
 TensorMap Session::run(const TensorMap& inputs) {
-  const ComputeThreads threads(impl_->options.threads);
+  if (!impl_->pool) return run_on_this_stream(inputs);
+  const StreamLease lease(*impl_->pool);
+  if (lease.stream() == 0) return run_on_this_stream(inputs);
+  return impl_->other_streams[static_cast<size_t>(lease.stream() - 1)].run(inputs);
+}
+
+std::vector<TensorMap> Session::run_many(const std::vector<TensorMap>& requests) {
+  std::vector<TensorMap> results(requests.size());
+  if (!impl_->pool) {
+    for (size_t i = 0; i < requests.size(); ++i) results[i] = run(requests[i]);
+    return results;
+  }
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  const auto work = [&] {
+    for (size_t i = next++; i < requests.size(); i = next++) {
+      try {
+        results[i] = run(requests[i]);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> workers;
+  const size_t count = std::min(requests.size(), static_cast<size_t>(streams()));
+  for (size_t w = 0; w < count; ++w) workers.emplace_back(work);
+  for (std::thread& worker : workers) worker.join();
+  if (failure) std::rethrow_exception(failure);
+  return results;
+}
+
+int Session::streams() const { return 1 + static_cast<int>(impl_->other_streams.size()); }
+int Session::threads_per_stream() const { return resolve_threads(impl_->threads_per_run); }
+
+TensorMap Session::run_on_this_stream(const TensorMap& inputs) {
+  const ComputeThreads threads(impl_->threads_per_run);
   const model::Graph& graph = *impl_->model.graph;
   const MatchedInputs matched = match_inputs(impl_->inputs, graph.overridable_initializers, inputs);
   RunPlan* plan = plan_for(matched);
@@ -245,6 +322,10 @@ TensorMap Session::run(const TensorMap& inputs) {
 }
 
 void Session::bind(const TensorMap& inputs, const TensorMap& outputs) {
+  if (impl_->pool) {
+    fail(ErrorCode::kInvalidArgument,
+         "bind() is for latency mode; in throughput mode call run(inputs) or run_many()");
+  }
   const model::Graph& graph = *impl_->model.graph;
   impl_->bound = false;
   impl_->bound_inputs = inputs;
@@ -276,7 +357,7 @@ void Session::bind(const TensorMap& inputs, const TensorMap& outputs) {
 
 void Session::run() {
   if (!impl_->bound) fail(ErrorCode::kInvalidArgument, "run(): bind() inputs first");
-  const ComputeThreads threads(impl_->options.threads);
+  const ComputeThreads threads(impl_->threads_per_run);
   const model::Graph& graph = *impl_->model.graph;
   const MatchedInputs& matched = impl_->bound_matched;
   RunPlan* plan = plan_for(matched);

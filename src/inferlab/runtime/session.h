@@ -27,9 +27,19 @@ using TensorMap = std::map<std::string, Tensor>;
 class RunPlan;
 struct MatchedInputs;
 
+// Latency: every thread of the session on one request at a time. Throughput:
+// the threads split into streams, each running its own request at the same
+// time (run() may then be called from several threads; run_many() does so).
+enum class ExecutionMode { kLatency, kThroughput };
+
 struct SessionOptions {
-  // Threads that compute, the caller included; 0 means one per core.
+  // Threads that compute, the caller included; 0 means one per core. In
+  // throughput mode, all streams together.
   int threads = 0;
+  ExecutionMode mode = ExecutionMode::kLatency;
+  // Throughput mode: how many requests compute at once, each on
+  // threads / streams threads (at least 1); 0: one stream per thread.
+  int streams = 0;
   // Fixed shapes for inputs with symbolic dims, by input name. Inputs not
   // named keep their file shape (a leading symbolic dim defaults to 1 where
   // a caller such as the CLI asks for it).
@@ -91,11 +101,21 @@ class Session {
   const std::unordered_map<std::string, model::ValueInfo>& value_infos() const;
 
   // Runs with named inputs (every graph input must be given, with the
-  // declared dtype and a shape compatible with the declared one).
+  // declared dtype and a shape compatible with the declared one). In
+  // throughput mode it may be called from several threads at once: each
+  // call takes a free stream (waiting for one).
   TensorMap run(const TensorMap& inputs);
+  // Independent requests, in order of `requests`: in throughput mode spread
+  // over the streams, one thread per stream; in latency mode one after the
+  // other.
+  std::vector<TensorMap> run_many(const std::vector<TensorMap>& requests);
+  // Streams that compute at once (1 in latency mode) and threads per stream.
+  int streams() const;
+  int threads_per_stream() const;
 
   // Binds inputs and caller-owned outputs for run(). Outputs may be omitted
-  // (then run() allocates them; read them with bound_outputs()).
+  // (then run() allocates them; read them with bound_outputs()). Latency
+  // mode only (one bound request has no use for streams).
   void bind(const TensorMap& inputs, const TensorMap& outputs = {});
   void run();
   const TensorMap& bound_outputs() const;
@@ -125,6 +145,11 @@ class Session {
   static Session from_model(model::Model model, const SessionOptions& options,
                             bool optimized = false);
   static Session load_with_cache(const std::string& path, const SessionOptions& options);
+  static Session load_one(const std::string& path, const SessionOptions& options);
+  // Throughput mode: splits the threads and loads the other streams.
+  template <typename Load>
+  static Session with_streams(const SessionOptions& options, Load load);
+  TensorMap run_on_this_stream(const TensorMap& inputs);
   RunPlan* plan_for(const MatchedInputs& matched);
   std::unique_ptr<Impl> impl_;
 };
