@@ -9,6 +9,7 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_set>
 
@@ -23,6 +24,7 @@
 #include "inferlab/runtime/op_support.h"
 #include "inferlab/runtime/run_plan_cache.h"
 #include "inferlab/runtime/shape_inference.h"
+#include "inferlab/runtime/shape_specialization.h"
 #include "inferlab/runtime/stream_pool.h"
 
 namespace inferlab::runtime {
@@ -46,6 +48,11 @@ struct Session::Impl {
   std::vector<Session> other_streams;
   std::unique_ptr<StreamPool> pool;
   int threads_per_run = 0;  // options.threads, or the stream's share
+
+  // Inputs with dynamic dims: the sessions specialized to the shapes run
+  // with (shape_specialization.h), and the one bind() chose.
+  std::unique_ptr<ShapeSpecializations> specializations;
+  Session* bound_specialization = nullptr;
 
   // bind() state: the inputs (held so run() can use them), the caller's
   // output tensors by graph-output position (empty where not bound).
@@ -161,6 +168,12 @@ Session Session::from_model(model::Model model, const SessionOptions& options, b
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   impl->threads_per_run = options.threads;
+  // Before optimizing: the model as imported, for the specializations.
+  std::optional<model::Model> imported;
+  if (!optimized && options.opt_level >= 2 && model.graph) {
+    imported = model;
+    imported->graph = std::make_shared<model::Graph>(*model.graph);
+  }
   impl->model = std::move(model);
   const model::Model& loaded = impl->model;
   if (!loaded.graph) fail(ErrorCode::kInvalidModel, "{}: the model has no graph", loaded.source);
@@ -195,6 +208,17 @@ Session Session::from_model(model::Model model, const SessionOptions& options, b
   impl->executor =
       std::make_unique<GraphExecutor>(*loaded.graph, registry, executor_options, false);
   impl->plans = std::make_unique<RunPlanCache>(options.max_cached_plans);
+  const bool dynamic =
+      std::any_of(impl->inputs.begin(), impl->inputs.end(),
+                  [](const model::ValueInfo& input) { return !input.is_static(); });
+  if (imported && dynamic) {
+    impl->specializations = std::make_unique<ShapeSpecializations>(
+        std::move(*imported), options, options.max_cached_plans,
+        [](model::Model copy, const SessionOptions& fixed) {
+          copy.graph = std::make_shared<model::Graph>(*copy.graph);
+          return from_model(std::move(copy), fixed);
+        });
+  }
   return Session(std::move(impl));
 }
 
@@ -256,16 +280,21 @@ Session Session::load_bytes(const void* data, size_t size, const SessionOptions&
   });
 }
 
-const model::Model& Session::model() const { return impl_->model; }
+const model::Model& Session::model() const {
+  if (const Session* active = active_specialization()) return active->model();
+  return impl_->model;
+}
 const std::vector<model::ValueInfo>& Session::inputs() const { return impl_->inputs; }
 const std::vector<model::ValueInfo>& Session::outputs() const { return impl_->outputs; }
 const SessionOptions& Session::options() const { return impl_->options; }
 const optimizer::OptimizationLog& Session::optimization_log() const {
+  if (const Session* active = active_specialization()) return active->optimization_log();
   return impl_->optimization_log;
 }
 const PlanCacheStatus& Session::plan_cache_status() const { return impl_->plan_cache; }
 
 const std::unordered_map<std::string, model::ValueInfo>& Session::value_infos() const {
+  if (const Session* active = active_specialization()) return active->value_infos();
   return impl_->shapes.values;
 }
 
@@ -310,6 +339,7 @@ TensorMap Session::run_on_this_stream(const TensorMap& inputs) {
   const ComputeThreads threads(impl_->threads_per_run);
   const model::Graph& graph = *impl_->model.graph;
   const MatchedInputs matched = match_inputs(impl_->inputs, graph.overridable_initializers, inputs);
+  if (Session* specialized = specialization_for(matched)) return specialized->run(inputs);
   RunPlan* plan = plan_for(matched);
   impl_->last_plan = plan;
   std::vector<Tensor> results =
@@ -331,6 +361,13 @@ void Session::bind(const TensorMap& inputs, const TensorMap& outputs) {
   impl_->bound_inputs = inputs;
   impl_->bound_matched =
       match_inputs(impl_->inputs, graph.overridable_initializers, impl_->bound_inputs);
+  impl_->bound_specialization = specialization_for(impl_->bound_matched);
+  if (impl_->bound_specialization != nullptr) {
+    impl_->specializations->pin(impl_->bound_specialization);
+    impl_->bound_specialization->bind(impl_->bound_inputs, outputs);
+    impl_->bound = true;
+    return;
+  }
   impl_->placed_outputs.assign(graph.outputs.size(), Tensor());
   for (const auto& [name, tensor] : outputs) {
     size_t position = 0;
@@ -357,6 +394,7 @@ void Session::bind(const TensorMap& inputs, const TensorMap& outputs) {
 
 void Session::run() {
   if (!impl_->bound) fail(ErrorCode::kInvalidArgument, "run(): bind() inputs first");
+  if (impl_->bound_specialization != nullptr) return impl_->bound_specialization->run();
   const ComputeThreads threads(impl_->threads_per_run);
   const model::Graph& graph = *impl_->model.graph;
   const MatchedInputs& matched = impl_->bound_matched;
@@ -388,20 +426,48 @@ void Session::run() {
   }
 }
 
-const TensorMap& Session::bound_outputs() const { return impl_->bound_outputs; }
+const TensorMap& Session::bound_outputs() const {
+  if (impl_->bound_specialization != nullptr) return impl_->bound_specialization->bound_outputs();
+  return impl_->bound_outputs;
+}
+
+Session* Session::specialization_for(const MatchedInputs& matched) {
+  if (!impl_->specializations || !matched.overrides.empty()) return nullptr;
+  const ComputeThreads threads(impl_->threads_per_run);  // oneDNN fits plans to the team
+  return &impl_->specializations->for_inputs(matched.positional, impl_->inputs);
+}
+
+// What ran last: the specialized session when there is one.
+const Session* Session::active_specialization() const {
+  return impl_->specializations ? impl_->specializations->last() : nullptr;
+}
 
 }  // namespace inferlab::runtime
 
 namespace inferlab::runtime {
 
-double Session::last_plan_build_ms() const { return impl_->last_plan_build_ms; }
-int64_t Session::plans_built() const { return impl_->plans_built; }
-size_t Session::cached_plans() const { return impl_->plans->size(); }
+double Session::last_plan_build_ms() const {
+  if (const Session* active = active_specialization()) return active->last_plan_build_ms();
+  return impl_->last_plan_build_ms;
+}
+int64_t Session::plans_built() const {
+  if (const Session* active = active_specialization()) return active->plans_built();
+  return impl_->plans_built;
+}
+size_t Session::cached_plans() const {
+  if (const Session* active = active_specialization()) return active->cached_plans();
+  return impl_->plans->size();
+}
 const MemoryPlan* Session::last_memory_plan() const {
+  if (const Session* active = active_specialization()) return active->last_memory_plan();
   return impl_->last_plan != nullptr ? &impl_->last_plan->memory : nullptr;
+}
+size_t Session::shape_specializations() const {
+  return impl_->specializations ? impl_->specializations->size() : 0;
 }
 
 std::vector<NodeTime> Session::node_timings() const {
+  if (const Session* active = active_specialization()) return active->node_timings();
   std::vector<NodeTime> times;
   for (const NodeTiming& timing : impl_->executor->node_timings()) {
     times.push_back({timing.node->name, timing.node->op_type, timing.start_ns, timing.duration_ns});

@@ -137,6 +137,11 @@ class Session {
   int64_t plans_built() const;
   size_t cached_plans() const;
   const MemoryPlan* last_memory_plan() const;
+  // Input shapes this session has specialized to (a model with dynamic
+  // inputs at opt level >= 2 is optimized again for each signature it runs
+  // with; model(), value_infos(), optimization_log() and the figures above
+  // then describe the one that ran last). 0: no specialization.
+  size_t shape_specializations() const;
 
  private:
   struct Impl;
@@ -150,6 +155,8 @@ class Session {
   template <typename Load>
   static Session with_streams(const SessionOptions& options, Load load);
   TensorMap run_on_this_stream(const TensorMap& inputs);
+  Session* specialization_for(const MatchedInputs& matched);
+  const Session* active_specialization() const;
   RunPlan* plan_for(const MatchedInputs& matched);
   std::unique_ptr<Impl> impl_;
 };
