@@ -52,7 +52,9 @@ struct Session::Impl {
   // Inputs with dynamic dims: the sessions specialized to the shapes run
   // with (shape_specialization.h), and the one bind() chose.
   std::unique_ptr<ShapeSpecializations> specializations;
-  Session* bound_specialization = nullptr;
+  bool bound_specialized = false;
+  uint64_t bound_specialization_id = 0;  // the one bound now (0: none)
+  TensorMap bound_requested_outputs;
 
   // bind() state: the inputs (held so run() can use them), the caller's
   // output tensors by graph-output position (empty where not bound).
@@ -361,10 +363,12 @@ void Session::bind(const TensorMap& inputs, const TensorMap& outputs) {
   impl_->bound_inputs = inputs;
   impl_->bound_matched =
       match_inputs(impl_->inputs, graph.overridable_initializers, impl_->bound_inputs);
-  impl_->bound_specialization = specialization_for(impl_->bound_matched);
-  if (impl_->bound_specialization != nullptr) {
-    impl_->specializations->pin(impl_->bound_specialization);
-    impl_->bound_specialization->bind(impl_->bound_inputs, outputs);
+  impl_->bound_specialized = false;
+  if (Session* specialized = specialization_for(impl_->bound_matched)) {
+    specialized->bind(impl_->bound_inputs, outputs);
+    impl_->bound_requested_outputs = outputs;
+    impl_->bound_specialization_id = impl_->specializations->last_id();
+    impl_->bound_specialized = true;
     impl_->bound = true;
     return;
   }
@@ -394,7 +398,7 @@ void Session::bind(const TensorMap& inputs, const TensorMap& outputs) {
 
 void Session::run() {
   if (!impl_->bound) fail(ErrorCode::kInvalidArgument, "run(): bind() inputs first");
-  if (impl_->bound_specialization != nullptr) return impl_->bound_specialization->run();
+  if (impl_->bound_specialized) return run_bound_specialization();
   const ComputeThreads threads(impl_->threads_per_run);
   const model::Graph& graph = *impl_->model.graph;
   const MatchedInputs& matched = impl_->bound_matched;
@@ -427,8 +431,23 @@ void Session::run() {
 }
 
 const TensorMap& Session::bound_outputs() const {
-  if (impl_->bound_specialization != nullptr) return impl_->bound_specialization->bound_outputs();
+  if (impl_->bound_specialized) {
+    // Dropped for other shapes since the last bound run: nothing to show.
+    const Session* bound = impl_->specializations->find(impl_->bound_specialization_id);
+    if (bound != nullptr) return bound->bound_outputs();
+  }
   return impl_->bound_outputs;
+}
+
+// The bound inputs' specialization, found again (it may have been dropped
+// for other shapes since, then it is rebuilt and bound anew).
+void Session::run_bound_specialization() {
+  Session* specialized = specialization_for(impl_->bound_matched);
+  if (impl_->specializations->last_id() != impl_->bound_specialization_id) {
+    specialized->bind(impl_->bound_inputs, impl_->bound_requested_outputs);
+    impl_->bound_specialization_id = impl_->specializations->last_id();
+  }
+  specialized->run();
 }
 
 Session* Session::specialization_for(const MatchedInputs& matched) {
@@ -451,12 +470,19 @@ double Session::last_plan_build_ms() const {
   return impl_->last_plan_build_ms;
 }
 int64_t Session::plans_built() const {
-  if (const Session* active = active_specialization()) return active->plans_built();
-  return impl_->plans_built;
+  int64_t built = impl_->plans_built;
+  if (impl_->specializations) {
+    built += impl_->specializations->dropped_plans_built();
+    impl_->specializations->for_each([&](const Session& s) { built += s.plans_built(); });
+  }
+  return built;
 }
 size_t Session::cached_plans() const {
-  if (const Session* active = active_specialization()) return active->cached_plans();
-  return impl_->plans->size();
+  size_t cached = impl_->plans->size();
+  if (impl_->specializations) {
+    impl_->specializations->for_each([&](const Session& s) { cached += s.cached_plans(); });
+  }
+  return cached;
 }
 const MemoryPlan* Session::last_memory_plan() const {
   if (const Session* active = active_specialization()) return active->last_memory_plan();

@@ -157,6 +157,7 @@ class Session {
   TensorMap run_on_this_stream(const TensorMap& inputs);
   Session* specialization_for(const MatchedInputs& matched);
   const Session* active_specialization() const;
+  void run_bound_specialization();
   RunPlan* plan_for(const MatchedInputs& matched);
   std::unique_ptr<Impl> impl_;
 };

@@ -27,6 +27,7 @@ Session& ShapeSpecializations::for_inputs(const std::vector<const Tensor*>& posi
     if (matches(entry, positional)) {
       entry.last_used = ++clock_;
       last_ = entry.session.get();
+      last_id_ = entry.id;
       return *last_;
     }
   }
@@ -39,20 +40,29 @@ Session& ShapeSpecializations::for_inputs(const std::vector<const Tensor*>& posi
   // The copy shares the imported weights' storage (Tensor copies share).
   entry.session = std::make_unique<Session>(build_(imported_, options));
   entry.last_used = ++clock_;
+  entry.id = next_id_++;
   if (static_cast<int>(entries_.size()) >= capacity_) drop_least_recent();
   entries_.push_back(std::move(entry));
   last_ = entries_.back().session.get();
+  last_id_ = entries_.back().id;
   return *last_;
 }
 
+const Session* ShapeSpecializations::find(uint64_t id) const {
+  for (const Entry& entry : entries_) {
+    if (entry.id == id) return entry.session.get();
+  }
+  return nullptr;
+}
+
 void ShapeSpecializations::drop_least_recent() {
-  auto oldest = entries_.end();
+  auto oldest = entries_.begin();
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-    if (it->session.get() == pinned_) continue;
-    if (oldest == entries_.end() || it->last_used < oldest->last_used) oldest = it;
+    if (it->last_used < oldest->last_used) oldest = it;
   }
   if (oldest == entries_.end()) return;
   if (oldest->session.get() == last_) last_ = nullptr;
+  dropped_plans_built_ += oldest->session->plans_built();
   entries_.erase(oldest);
 }
 

@@ -5,8 +5,9 @@
 // keeps the imported model and, per input-shape signature seen, a session
 // of its own optimized for exactly those shapes (ONNX Runtime optimizes
 // such models without static shapes; InferLab specializes instead). The
-// least recently used signature goes first beyond `capacity`, except the
-// one bind() holds.
+// least recently used signature goes first beyond `capacity` (a bound
+// session finds its specialization again by id, rebinding if it was
+// dropped).
 #pragma once
 
 #include <cstdint>
@@ -31,16 +32,26 @@ class ShapeSpecializations {
   // allocates nothing.
   Session& for_inputs(const std::vector<const Tensor*>& positional,
                       const std::vector<model::ValueInfo>& inputs);
-  // The session used last, or null.
+  // The session used last, or null, and its id (unique for the life of
+  // this object: a dropped session's id never comes back).
   Session* last() const { return last_; }
-  // Keeps `session` (bound by bind()) from being dropped.
-  void pin(Session* session) { pinned_ = session; }
+  uint64_t last_id() const { return last_id_; }
   size_t size() const { return entries_.size(); }
+  // The session with this id, or null once dropped.
+  const Session* find(uint64_t id) const;
+  // Plans built by sessions already dropped.
+  int64_t dropped_plans_built() const { return dropped_plans_built_; }
+  // Every specialized session, for figures summed over them.
+  template <typename Visit>
+  void for_each(Visit visit) const {
+    for (const Entry& entry : entries_) visit(*entry.session);
+  }
 
  private:
   struct Entry {
     std::vector<Shape> signature;
     std::unique_ptr<Session> session;
+    uint64_t id = 0;
     uint64_t last_used = 0;
   };
   static bool matches(const Entry& entry, const std::vector<const Tensor*>& positional);
@@ -53,7 +64,9 @@ class ShapeSpecializations {
   std::vector<Entry> entries_;
   uint64_t clock_ = 0;
   Session* last_ = nullptr;
-  Session* pinned_ = nullptr;
+  uint64_t last_id_ = 0;
+  uint64_t next_id_ = 1;
+  int64_t dropped_plans_built_ = 0;
 };
 
 }  // namespace inferlab::runtime
