@@ -192,6 +192,49 @@ TEST(FastKernels, BiasGeluAndFastGeluWithBiasMatchReference) {
   }
 }
 
+TEST(FastKernels, NearestResizeByWholeFactorsMatchesReferenceExactly) {
+  using testing::string_attr;
+  const model::AttributeMap asymmetric_floor = {
+      {"mode", string_attr("nearest")},
+      {"coordinate_transformation_mode", string_attr("asymmetric")},
+      {"nearest_mode", string_attr("floor")}};
+  const Tensor empty_roi = testing::make<float>({}, {0});
+  struct Case {
+    Shape x;
+    std::vector<float> scales;
+  };
+  const std::vector<Case> cases = {
+      {{1, 3, 5, 7}, {1, 1, 2, 3}},  // channels-first: the innermost axis resized
+      {{2, 4, 5, 3}, {1, 2, 2, 1}},  // channels-last: channel runs copied whole
+      {{1, 16, 8, 8}, {1, 1, 4, 4}}, {{3, 5, 2}, {2, 1, 1}},
+      {{1, 1, 1, 1}, {1, 1, 8, 8}},  {{2, 3}, {1, 1}},
+  };
+  uint32_t seed = 60;
+  for (const Case& r : cases) {
+    const Tensor x = floats(r.x, seed++);
+    const Tensor scales = testing::make<float>(r.scales, {static_cast<int64_t>(r.scales.size())});
+    expect_matches({"", "Resize", 13, asymmetric_floor}, {x, empty_roi, scales}, 0.0);
+    // The same through sizes, and before opset 11 (scales as input 1).
+    std::vector<int64_t> sizes;
+    for (size_t i = 0; i < r.x.size(); ++i) {
+      sizes.push_back(r.x[i] * static_cast<int64_t>(r.scales[i]));
+    }
+    const Tensor size_tensor = testing::make<int64_t>(sizes, {static_cast<int64_t>(sizes.size())});
+    expect_matches({"", "Resize", 13, asymmetric_floor}, {x, empty_roi, std::nullopt, size_tensor},
+                   0.0);
+    expect_matches({"", "Resize", 10, {{"mode", string_attr("nearest")}}}, {x, scales}, 0.0);
+  }
+  // What the fast path declines still computes the reference's values.
+  const Tensor x = floats({1, 2, 4, 6}, 7);
+  const Tensor fractional = testing::make<float>({1, 1, 1.5f, 2}, {4});
+  expect_matches({"", "Resize", 13, asymmetric_floor}, {x, empty_roi, fractional}, 0.0);
+  const Tensor doubled = testing::make<float>({1, 1, 2, 2}, {4});
+  expect_matches({"", "Resize", 13, {{"mode", string_attr("nearest")}}}, {x, empty_roi, doubled},
+                 0.0);
+  expect_matches({"", "Resize", 13, {{"mode", string_attr("linear")}}}, {x, empty_roi, doubled},
+                 0.0);
+}
+
 TEST(FastKernels, ErrorsStayTheReferenceKernels) {
   const Op op{"com.microsoft", "BiasGelu", 1, {}};
   for (Isa isa : supported_isas()) {

@@ -24,6 +24,7 @@ void add_fast_kernels(OpRegistry& registry, Isa isa) {
   add_softmax_kernel(registry, table);
   add_layer_normalization_kernels(registry, table);
   add_gelu_kernels(registry, table);
+  add_resize_kernel(registry);
 }
 
 }  // namespace inferlab::kernels::cpu

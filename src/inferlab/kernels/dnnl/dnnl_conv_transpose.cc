@@ -1,6 +1,7 @@
 // ConvTranspose on oneDNN's deconvolution_forward. When a run plan is built,
-// the primitive is created for the plan's shapes with every layout left to
-// oneDNN (format_tag::any), and the weights — ONNX's [C_in, C_out/group, k...],
+// the primitive is created for the plan's shapes with the weights' layout
+// left to oneDNN (format_tag::any) and the activations channels-last, and
+// the weights — ONNX's [C_in, C_out/group, k...],
 // which is oneDNN's [C_out, C_in, k...] (or grouped [g, C_out/g, C_in/g,
 // k...]) read with other strides, no flip — are reordered once into the
 // layout it picks (the node's cache). The geometry is the reference kernel's
@@ -9,8 +10,10 @@
 // the destination's size carries it, and oneDNN refuses sizes it cannot
 // reach (output_padding >= stride, an output_shape beyond what the input
 // reaches): those, non-float types and weights known only at run time stay
-// on the reference kernel. Activations stay plain between nodes, so a
-// blocked choice reorders the input and output around the call.
+// on the reference kernel. Activations are plain (NCHW) between nodes, so
+// they are reordered to and from channels-last around the call: oneDNN's
+// jit deconvolution ran PaddleOCR's two upsampling ConvTransposes in 7.2 ms
+// that way against 8.5 ms with the blocked layout it picks by itself.
 #include "inferlab/kernels/dnnl/dnnl_call.h"
 #include "inferlab/kernels/dnnl/dnnl_kernels.h"
 #include "inferlab/kernels/reference/nn_ops.h"
@@ -85,9 +88,9 @@ std::unique_ptr<KernelState> prepare_conv_transpose(PrepareContext& ctx) {
   const dnnl::memory::desc bias_desc =
       has_bias ? plain_desc(ctx.input(2).shape) : dnnl::memory::desc();
   const dnnl::deconvolution_forward::desc desc(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, any(user_src),
-      any(user_weights), bias_desc, any(user_dst), to_dims(g.strides), dilations,
-      to_dims(g.pads_begin), to_dims(g.pads_end));
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct,
+      channels_last_desc(x.shape), any(user_weights), bias_desc, channels_last_desc(y),
+      to_dims(g.strides), dilations, to_dims(g.pads_begin), to_dims(g.pads_end));
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const dnnl::deconvolution_forward::primitive_desc pd(desc, attr, cpu_engine());
