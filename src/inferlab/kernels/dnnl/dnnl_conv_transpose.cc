@@ -22,7 +22,22 @@
 namespace inferlab::kernels::dnnl_backend {
 namespace {
 
+// Upsampling by a transposed convolution whose stride equals its kernel
+// (no overlap: PaddleOCR's and U-Net-style heads), with no padding,
+// dilation or groups, is one matrix product per image — columns
+// [M * kh * kw, H * W] = W^T X — and a scatter of each column into its
+// kh x kw output block (plus the bias). oneDNN's deconvolution ran these
+// several times slower.
+struct BlockUpsampling {
+  DnnlCall matmul;
+  std::shared_ptr<AlignedBytes> weights;  // W^T: [M * kh * kw, C], rows contiguous
+  int64_t batch = 0, in_channels = 0, out_channels = 0, height = 0, width = 0;
+  int64_t kernel_h = 0, kernel_w = 0;
+  size_t columns_offset = 0;  // in the node's scratch, after the scratchpad
+};
+
 struct ConvTransposeState : KernelState {
+  BlockUpsampling upsampling;  // used when upsampling.matmul is not empty
   DnnlCall deconv;
   DnnlCall src_reorder;  // user X -> the primitive's layout (when they differ)
   DnnlCall dst_reorder;  // the primitive's layout -> user Y
@@ -59,6 +74,94 @@ dnnl::memory::desc user_weights_desc(const Shape& w, int64_t group) {
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
 }
 
+bool is_block_upsampling(const NodeInfo& node, const Shape& x, const Shape& y,
+                         const reference::WindowGeometry& g) {
+  if (x.size() != 4 || node.attr_int("group", 1) != 1) return false;
+  for (size_t i = 0; i < 2; ++i) {
+    if (g.strides[i] != g.kernel[i] || g.dilations[i] != 1 || g.pads_begin[i] != 0 ||
+        g.pads_end[i] != 0 || y[i + 2] != x[i + 2] * g.kernel[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::unique_ptr<ConvTransposeState> prepare_block_upsampling(PrepareContext& ctx,
+                                                             const reference::WindowGeometry& g) {
+  const Shape& x = ctx.input(0).shape;
+  const Shape& w = ctx.input(1).shape;
+  auto state = std::make_unique<ConvTransposeState>();
+  BlockUpsampling& u = state->upsampling;
+  u.batch = x[0];
+  u.in_channels = x[1];
+  u.height = x[2];
+  u.width = x[3];
+  u.out_channels = w[1];
+  u.kernel_h = g.kernel[0];
+  u.kernel_w = g.kernel[1];
+  const int64_t rows = u.out_channels * u.kernel_h * u.kernel_w;
+  const int64_t pixels = u.height * u.width;
+  // ONNX's W [C, M, kh, kw] is [C, rows] row-major: W^T is a strided view.
+  const dnnl::memory::desc transposed(dnnl::memory::dims{rows, u.in_channels},
+                                      dnnl::memory::data_type::f32, dnnl::memory::dims{1, rows});
+  const dnnl::memory::desc packed = plain_desc(Shape{rows, u.in_channels});
+  u.weights = packed_weights(ctx, transposed, ctx.input(1).value->raw_data(), packed);
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const dnnl::memory::desc image = plain_desc(Shape{u.in_channels, pixels});
+  const dnnl::memory::desc columns = plain_desc(Shape{rows, pixels});
+  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(packed, image, columns), attr,
+                                        cpu_engine());
+  u.columns_offset = align_scratch(pd.scratchpad_desc().get_size());
+  state->scratch_bytes = u.columns_offset + columns.get_size();
+  state->has_bias = ctx.has_input(2);
+  state->output_shape = ctx.output(0).shape;
+  u.matmul = DnnlCall(dnnl::matmul(pd), {{DNNL_ARG_SRC, packed},
+                                         {DNNL_ARG_WEIGHTS, image},
+                                         {DNNL_ARG_DST, columns},
+                                         {DNNL_ARG_SCRATCHPAD, pd.scratchpad_desc()}});
+  return state;
+}
+
+// y[n, m, h * kh + i, v * kw + j] = columns[(m * kh + i) * kw + j, h * W + v] + bias[m]
+void scatter_blocks(const BlockUpsampling& u, const float* columns, const float* bias, float* y) {
+  const int64_t pixels = u.height * u.width;
+  const int64_t out_width = u.width * u.kernel_w;
+#pragma omp parallel for schedule(static)
+  for (int64_t m = 0; m < u.out_channels; ++m) {
+    const float b = bias != nullptr ? bias[m] : 0.0f;
+    float* plane = y + m * pixels * u.kernel_h * u.kernel_w;
+    for (int64_t h = 0; h < u.height; ++h) {
+      for (int64_t i = 0; i < u.kernel_h; ++i) {
+        float* row = plane + (h * u.kernel_h + i) * out_width;
+        for (int64_t j = 0; j < u.kernel_w; ++j) {
+          const float* source =
+              columns + ((m * u.kernel_h + i) * u.kernel_w + j) * pixels + h * u.width;
+          for (int64_t v = 0; v < u.width; ++v) row[v * u.kernel_w + j] = source[v] + b;
+        }
+      }
+    }
+  }
+}
+
+void run_block_upsampling(const ConvTransposeState& state, KernelContext& ctx) {
+  const BlockUpsampling& u = state.upsampling;
+  Tensor& y = ctx.output(0, DataType::kFloat32, state.output_shape);
+  auto* scratch = static_cast<std::byte*>(ctx.scratch_bytes(state.scratch_bytes));
+  auto* columns = reinterpret_cast<float*>(scratch + u.columns_offset);
+  const float* bias = state.has_bias ? ctx.input(2).data<float>() : nullptr;
+  const int64_t pixels = u.height * u.width;
+  const int64_t plane = u.out_channels * pixels * u.kernel_h * u.kernel_w;
+  for (int64_t n = 0; n < u.batch; ++n) {
+    u.matmul.bind(DNNL_ARG_SRC, u.weights->data());
+    u.matmul.bind(DNNL_ARG_WEIGHTS, ctx.input(0).data<float>() + n * u.in_channels * pixels);
+    u.matmul.bind(DNNL_ARG_DST, columns);
+    u.matmul.bind(DNNL_ARG_SCRATCHPAD, scratch);
+    u.matmul.execute(ctx.node());
+    scatter_blocks(u, columns, bias, y.data<float>() + n * plane);
+  }
+}
+
 std::unique_ptr<KernelState> prepare_conv_transpose(PrepareContext& ctx) {
   const NodeInfo& node = ctx.node();
   const ValueFacts& x = ctx.input(0);
@@ -75,6 +178,7 @@ std::unique_ptr<KernelState> prepare_conv_transpose(PrepareContext& ctx) {
       reference::resolve_transposed_window(node, Shape(x.shape.begin() + 2, x.shape.end()),
                                            reference::kernel_from_weights(node, w.shape));
   const Shape& y = ctx.output(0).shape;
+  if (is_block_upsampling(node, x.shape, y, g)) return prepare_block_upsampling(ctx, g);
 
   const dnnl::memory::desc user_src = plain_desc(x.shape);
   const dnnl::memory::desc user_dst = plain_desc(y);
@@ -122,6 +226,7 @@ std::unique_ptr<KernelState> prepare_conv_transpose(PrepareContext& ctx) {
 }
 
 void run_conv_transpose(ConvTransposeState& state, KernelContext& ctx) {
+  if (!state.upsampling.matmul.empty()) return run_block_upsampling(state, ctx);
   const NodeInfo& node = ctx.node();
   Tensor& y = ctx.output(0, DataType::kFloat32, state.output_shape);
   auto* scratch = static_cast<std::byte*>(ctx.scratch_bytes(state.scratch_bytes));
