@@ -162,6 +162,43 @@ DnnlCall make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& 
   return DnnlCall(dnnl::reorder(pd), {{DNNL_ARG_SRC, from}, {DNNL_ARG_DST, to}});
 }
 
+LayoutAdapter::LayoutAdapter(const dnnl::memory::desc& user_src,
+                             const dnnl::memory::desc& primitive_src,
+                             const dnnl::memory::desc& primitive_dst,
+                             const dnnl::memory::desc& user_dst, size_t scratch_offset)
+    : src_reorder_(make_reorder(user_src, primitive_src)),
+      dst_reorder_(make_reorder(primitive_dst, user_dst)) {
+  size_t offset = scratch_offset;
+  if (!src_reorder_.empty()) {
+    src_offset_ = offset;
+    offset += align_scratch(primitive_src.get_size());
+  }
+  if (!dst_reorder_.empty()) {
+    dst_offset_ = offset;
+    offset += align_scratch(primitive_dst.get_size());
+  }
+  end_ = offset;
+}
+
+const void* LayoutAdapter::source(const void* x, std::byte* scratch, const NodeInfo& node) const {
+  if (src_reorder_.empty()) return x;
+  src_reorder_.bind(DNNL_ARG_SRC, x);
+  src_reorder_.bind(DNNL_ARG_DST, scratch + src_offset_);
+  src_reorder_.execute(node);
+  return scratch + src_offset_;
+}
+
+void* LayoutAdapter::destination(void* y, std::byte* scratch) const {
+  return dst_reorder_.empty() ? y : scratch + dst_offset_;
+}
+
+void LayoutAdapter::finish(void* y, std::byte* scratch, const NodeInfo& node) const {
+  if (dst_reorder_.empty()) return;
+  dst_reorder_.bind(DNNL_ARG_SRC, scratch + dst_offset_);
+  dst_reorder_.bind(DNNL_ARG_DST, y);
+  dst_reorder_.execute(node);
+}
+
 size_t align_scratch(size_t bytes) {
   constexpr size_t kAlignment = 64;
   return (bytes + kAlignment - 1) / kAlignment * kAlignment;

@@ -126,4 +126,31 @@ DnnlCall make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& 
 // `bytes` rounded up to 64 (each region of a node's scratch is aligned).
 size_t align_scratch(size_t bytes);
 
+// A primitive whose source and destination layouts differ from the user's
+// tensors: the input is reordered into the node's scratch before the call
+// and the result reordered out after it (either may be the identity).
+class LayoutAdapter {
+ public:
+  LayoutAdapter() = default;
+  // Scratch regions for the reordered copies start at `scratch_offset`
+  // (after the primitive's scratchpad); end() is where they stop.
+  LayoutAdapter(const dnnl::memory::desc& user_src, const dnnl::memory::desc& primitive_src,
+                const dnnl::memory::desc& primitive_dst, const dnnl::memory::desc& user_dst,
+                size_t scratch_offset);
+  size_t end() const { return end_; }
+  // The source the primitive reads: `x` itself, or its reordered copy.
+  const void* source(const void* x, std::byte* scratch, const NodeInfo& node) const;
+  // Where the primitive writes: `y` itself, or a scratch buffer that
+  // finish() reorders into `y`.
+  void* destination(void* y, std::byte* scratch) const;
+  void finish(void* y, std::byte* scratch, const NodeInfo& node) const;
+
+ private:
+  DnnlCall src_reorder_;
+  DnnlCall dst_reorder_;
+  size_t src_offset_ = 0;
+  size_t dst_offset_ = 0;
+  size_t end_ = 0;
+};
+
 }  // namespace inferlab::kernels::dnnl_backend

@@ -29,15 +29,11 @@ constexpr size_t kResidual = 3;
 
 struct ConvState : KernelState {
   DnnlCall conv;
-  DnnlCall src_reorder;       // user X -> the convolution's layout (when they differ)
-  DnnlCall dst_reorder;       // the convolution's layout -> user Y
+  LayoutAdapter layouts;      // user X and Y <-> the convolution's layouts
   DnnlCall residual_reorder;  // Z -> the convolution's destination (sum post-op)
   std::shared_ptr<AlignedBytes> weights;
   const void* bias = nullptr;
   Shape output_shape;
-  size_t scratchpad_bytes = 0;
-  size_t src_offset = 0;  // in the node's scratch
-  size_t dst_offset = 0;
   size_t scratch_bytes = 0;
 };
 
@@ -103,20 +99,10 @@ std::unique_ptr<KernelState> prepare_conv(PrepareContext& ctx, bool fused) {
   state->weights = packed_weights(ctx, user_weights, w.value->raw_data(), pd.weights_desc());
   if (has_bias) state->bias = ctx.input(2).value->raw_data();
   state->output_shape = ctx.output(0).shape;
-  state->src_reorder = make_reorder(user_src, pd.src_desc());
-  state->dst_reorder = make_reorder(pd.dst_desc(), user_dst);
+  state->layouts = LayoutAdapter(user_src, pd.src_desc(), pd.dst_desc(), user_dst,
+                                 align_scratch(pd.scratchpad_desc().get_size()));
   if (has_residual) state->residual_reorder = make_reorder(user_dst, pd.dst_desc());
-  state->scratchpad_bytes = align_scratch(pd.scratchpad_desc().get_size());
-  size_t offset = state->scratchpad_bytes;
-  if (!state->src_reorder.empty()) {
-    state->src_offset = offset;
-    offset += align_scratch(pd.src_desc().get_size());
-  }
-  if (!state->dst_reorder.empty()) {
-    state->dst_offset = offset;
-    offset += align_scratch(pd.dst_desc().get_size());
-  }
-  state->scratch_bytes = offset;
+  state->scratch_bytes = state->layouts.end();
   std::vector<std::pair<int, dnnl::memory::desc>> arguments = {
       {DNNL_ARG_SRC, pd.src_desc()},
       {DNNL_ARG_WEIGHTS, pd.weights_desc()},
@@ -127,41 +113,29 @@ std::unique_ptr<KernelState> prepare_conv(PrepareContext& ctx, bool fused) {
   return state;
 }
 
-void run_conv(ConvState& calls, KernelContext& ctx, bool fused) {
-  const ConvState& state = calls;
-  const Tensor& x = ctx.input(0);
+void run_conv(const ConvState& state, KernelContext& ctx, bool fused) {
   const NodeInfo& node = ctx.node();
   Tensor& y = ctx.output(0, DataType::kFloat32, state.output_shape);
   auto* scratch = static_cast<std::byte*>(ctx.scratch_bytes(state.scratch_bytes));
-  const void* src = x.raw_data();
-  if (!calls.src_reorder.empty()) {
-    calls.src_reorder.bind(DNNL_ARG_SRC, src);
-    calls.src_reorder.bind(DNNL_ARG_DST, scratch + state.src_offset);
-    calls.src_reorder.execute(node);
-    src = scratch + state.src_offset;
-  }
-  void* dst = calls.dst_reorder.empty() ? y.raw_data() : scratch + state.dst_offset;
+  const void* src = state.layouts.source(ctx.input(0).raw_data(), scratch, node);
+  void* dst = state.layouts.destination(y.raw_data(), scratch);
   if (fused && ctx.has_input(kResidual)) {
     const Tensor& z = ctx.input(kResidual);
-    if (calls.residual_reorder.empty()) {
+    if (state.residual_reorder.empty()) {
       if (z.raw_data() != dst) std::memcpy(dst, z.raw_data(), z.nbytes());
     } else {
-      calls.residual_reorder.bind(DNNL_ARG_SRC, z.raw_data());
-      calls.residual_reorder.bind(DNNL_ARG_DST, dst);
-      calls.residual_reorder.execute(node);
+      state.residual_reorder.bind(DNNL_ARG_SRC, z.raw_data());
+      state.residual_reorder.bind(DNNL_ARG_DST, dst);
+      state.residual_reorder.execute(node);
     }
   }
-  calls.conv.bind(DNNL_ARG_SRC, src);
-  calls.conv.bind(DNNL_ARG_WEIGHTS, state.weights->data());
-  calls.conv.bind(DNNL_ARG_DST, dst);
-  calls.conv.bind(DNNL_ARG_SCRATCHPAD, scratch);
-  if (state.bias != nullptr) calls.conv.bind(DNNL_ARG_BIAS, state.bias);
-  calls.conv.execute(node);
-  if (!calls.dst_reorder.empty()) {
-    calls.dst_reorder.bind(DNNL_ARG_SRC, dst);
-    calls.dst_reorder.bind(DNNL_ARG_DST, y.raw_data());
-    calls.dst_reorder.execute(node);
-  }
+  state.conv.bind(DNNL_ARG_SRC, src);
+  state.conv.bind(DNNL_ARG_WEIGHTS, state.weights->data());
+  state.conv.bind(DNNL_ARG_DST, dst);
+  state.conv.bind(DNNL_ARG_SCRATCHPAD, scratch);
+  if (state.bias != nullptr) state.conv.bind(DNNL_ARG_BIAS, state.bias);
+  state.conv.execute(node);
+  state.layouts.finish(y.raw_data(), scratch, node);
 }
 
 OpKernel with_dnnl(OpKernel kernel, bool fused) {

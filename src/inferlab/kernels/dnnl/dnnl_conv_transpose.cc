@@ -39,13 +39,10 @@ struct BlockUpsampling {
 struct ConvTransposeState : KernelState {
   BlockUpsampling upsampling;  // used when upsampling.matmul is not empty
   DnnlCall deconv;
-  DnnlCall src_reorder;  // user X -> the primitive's layout (when they differ)
-  DnnlCall dst_reorder;  // the primitive's layout -> user Y
+  LayoutAdapter layouts;  // user X and Y <-> the primitive's layouts
   std::shared_ptr<AlignedBytes> weights;
   bool has_bias = false;
   Shape output_shape;
-  size_t src_offset = 0;  // in the node's scratch, after oneDNN's scratchpad
-  size_t dst_offset = 0;
   size_t scratch_bytes = 0;
 };
 
@@ -203,18 +200,9 @@ std::unique_ptr<KernelState> prepare_conv_transpose(PrepareContext& ctx) {
   state->weights = packed_weights(ctx, user_weights, w.value->raw_data(), pd.weights_desc());
   state->has_bias = has_bias;
   state->output_shape = y;
-  state->src_reorder = make_reorder(user_src, pd.src_desc());
-  state->dst_reorder = make_reorder(pd.dst_desc(), user_dst);
-  size_t offset = align_scratch(pd.scratchpad_desc().get_size());
-  if (!state->src_reorder.empty()) {
-    state->src_offset = offset;
-    offset += align_scratch(pd.src_desc().get_size());
-  }
-  if (!state->dst_reorder.empty()) {
-    state->dst_offset = offset;
-    offset += align_scratch(pd.dst_desc().get_size());
-  }
-  state->scratch_bytes = offset;
+  state->layouts = LayoutAdapter(user_src, pd.src_desc(), pd.dst_desc(), user_dst,
+                                 align_scratch(pd.scratchpad_desc().get_size()));
+  state->scratch_bytes = state->layouts.end();
   std::vector<std::pair<int, dnnl::memory::desc>> arguments = {
       {DNNL_ARG_SRC, pd.src_desc()},
       {DNNL_ARG_WEIGHTS, pd.weights_desc()},
@@ -230,26 +218,15 @@ void run_conv_transpose(ConvTransposeState& state, KernelContext& ctx) {
   const NodeInfo& node = ctx.node();
   Tensor& y = ctx.output(0, DataType::kFloat32, state.output_shape);
   auto* scratch = static_cast<std::byte*>(ctx.scratch_bytes(state.scratch_bytes));
-  const void* src = ctx.input(0).raw_data();
-  if (!state.src_reorder.empty()) {
-    state.src_reorder.bind(DNNL_ARG_SRC, src);
-    state.src_reorder.bind(DNNL_ARG_DST, scratch + state.src_offset);
-    state.src_reorder.execute(node);
-    src = scratch + state.src_offset;
-  }
-  void* dst = state.dst_reorder.empty() ? y.raw_data() : scratch + state.dst_offset;
-  state.deconv.bind(DNNL_ARG_SRC, src);
+  state.deconv.bind(DNNL_ARG_SRC, state.layouts.source(ctx.input(0).raw_data(), scratch, node));
   state.deconv.bind(DNNL_ARG_WEIGHTS, state.weights->data());
+  void* dst = state.layouts.destination(y.raw_data(), scratch);
   state.deconv.bind(DNNL_ARG_DST, dst);
   state.deconv.bind(DNNL_ARG_SCRATCHPAD, scratch);
   // The bias is read where it lies (a constant, or a value computed at run time).
   if (state.has_bias) state.deconv.bind(DNNL_ARG_BIAS, ctx.input(2).raw_data());
   state.deconv.execute(node);
-  if (!state.dst_reorder.empty()) {
-    state.dst_reorder.bind(DNNL_ARG_SRC, dst);
-    state.dst_reorder.bind(DNNL_ARG_DST, y.raw_data());
-    state.dst_reorder.execute(node);
-  }
+  state.layouts.finish(y.raw_data(), scratch, node);
 }
 
 }  // namespace
