@@ -178,6 +178,16 @@ Session Session::from_model(model::Model model, const SessionOptions& options, b
   executor_options.node_timing = options.node_timing;
   impl->executor =
       std::make_unique<GraphExecutor>(*loaded.graph, registry, executor_options, false);
+  // The model's graph and the shape inference result share each constant's
+  // memory with the executor: they drop a released one (or take a rebuilt
+  // one) with it, so the memory is really freed.
+  impl->executor->set_constant_listener(
+      [state = impl.get()](const std::string& name, const Tensor& value) {
+        auto initializer = state->model.graph->initializers.find(name);
+        if (initializer != state->model.graph->initializers.end()) initializer->second = value;
+        auto known = state->shapes.known_values.find(name);
+        if (known != state->shapes.known_values.end()) known->second = value;
+      });
   impl->plans = std::make_unique<RunPlanCache>(options.max_cached_plans);
   return Session(std::move(impl));
 }
@@ -214,6 +224,13 @@ Session Session::load_bytes(const void* data, size_t size, const SessionOptions&
 }
 
 const model::Model& Session::model() const { return impl_->model; }
+model::Model Session::model_with_weights() const {
+  model::Model copy = impl_->model;
+  copy.graph = std::make_shared<model::Graph>(*impl_->model.graph);
+  for (auto& [name, weights] : impl_->executor->rebuilt_constants())
+    copy.graph->initializers[name] = std::move(weights);
+  return copy;
+}
 const std::vector<model::ValueInfo>& Session::inputs() const { return impl_->inputs; }
 const std::vector<model::ValueInfo>& Session::outputs() const { return impl_->outputs; }
 const SessionOptions& Session::options() const { return impl_->options; }
@@ -313,6 +330,7 @@ namespace inferlab::runtime {
 double Session::last_plan_build_ms() const { return impl_->last_plan_build_ms; }
 int64_t Session::plans_built() const { return impl_->plans_built; }
 size_t Session::cached_plans() const { return impl_->plans->size(); }
+WeightMemory Session::weight_memory() const { return impl_->executor->weight_memory(); }
 const MemoryPlan* Session::last_memory_plan() const {
   return impl_->last_plan != nullptr ? &impl_->last_plan->memory : nullptr;
 }
