@@ -1,5 +1,6 @@
 // The importer on good and bad files: parse faults, IR/opset/domain checks,
-// the ONNX checker, tensor conversion, limits, real ONNX test models.
+// the ONNX checker, tensor conversion (raw bytes moved out of the message
+// after the checker), limits, real ONNX test models.
 #include "inferlab/model/onnx_import.h"
 
 #include <gtest/gtest.h>
@@ -7,6 +8,7 @@
 #include <filesystem>
 
 #include "inferlab/model/graph_dump.h"
+#include "inferlab/model/onnx_convert.h"
 #include "onnx_test_models.h"
 #include "test_util.h"
 
@@ -318,6 +320,81 @@ TEST_F(OnnxImport, KeepsConstantNodesWithTheirTensorAttribute) {
   EXPECT_EQ(tensor.dtype(), DataType::kInt8);
   EXPECT_EQ(tensor.data<int8_t>()[0], -3);
   EXPECT_EQ(tensor.data<int8_t>()[1], 4);
+}
+
+// A raw_data tensor: `count` floats 0.5, 1.5, ...
+onnx::TensorProto raw_float_tensor(const std::string& name, int64_t count) {
+  onnx::TensorProto tensor;
+  tensor.set_name(name);
+  tensor.set_data_type(onnx::TensorProto::FLOAT);
+  tensor.add_dims(count);
+  std::vector<float> values(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) values[static_cast<size_t>(i)] = static_cast<float>(i) + 0.5f;
+  tensor.set_raw_data(values.data(), values.size() * sizeof(float));
+  return tensor;
+}
+
+TEST(OnnxConvert, DeferredRawDataIsCopiedOnlyWhenTakenAndTheFieldIsFreedThen) {
+  const ConvertContext ctx{"test.onnx", {}, int64_t{1} << 30};
+  onnx::TensorProto proto = raw_float_tensor("w", 1 << 18);
+  std::vector<PendingRawData> pending;
+  const Tensor tensor = tensor_from_proto_deferred(proto, ctx, "initializer 'w'", pending);
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(tensor.shape(), (Shape{1 << 18}));
+  EXPECT_EQ(proto.raw_data().size(), size_t{4} << 18);  // still there for the ONNX checker
+  take_pending_raw_data(pending);
+  EXPECT_TRUE(pending.empty());
+  EXPECT_EQ(tensor.data<float>()[0], 0.5f);
+  EXPECT_EQ(tensor.data<float>()[(1 << 18) - 1], static_cast<float>((1 << 18) - 1) + 0.5f);
+  EXPECT_TRUE(proto.raw_data().empty());
+  EXPECT_LT(proto.raw_data().capacity(), 64u);  // freed, not just cleared
+
+  // Typed fields are converted at once, and a size mismatch is refused at once.
+  onnx::TensorProto typed;
+  typed.set_data_type(onnx::TensorProto::FLOAT);
+  typed.add_dims(2);
+  typed.add_float_data(1.0f);
+  typed.add_float_data(2.0f);
+  EXPECT_EQ(tensor_from_proto_deferred(typed, ctx, "t", pending).data<float>()[1], 2.0f);
+  EXPECT_TRUE(pending.empty());
+  onnx::TensorProto short_raw = raw_float_tensor("s", 3);
+  short_raw.set_dims(0, 4);
+  expect_error([&] { tensor_from_proto_deferred(short_raw, ctx, "initializer 's'", pending); },
+               ErrorCode::kInvalidModel, {"test.onnx", "initializer 's'", "12 bytes of raw_data"});
+  EXPECT_TRUE(pending.empty());
+}
+
+TEST_F(OnnxImport, RawDataOfInitializersAndConstantsArrivesWholeThroughTheChecker) {
+  auto proto = make_add_relu_model();
+  onnx::GraphProto* graph = proto.mutable_graph();
+  *graph->add_initializer() = raw_float_tensor("big", 100000);
+  onnx::TensorProto* flags = graph->add_initializer();
+  flags->set_name("flags");
+  flags->set_data_type(onnx::TensorProto::BOOL);
+  flags->add_dims(3);
+  flags->set_raw_data(std::string("\x00\x02\x01", 3));
+  onnx::NodeProto* constant = inferlab::testing::add_node(graph, "Constant", {}, {"c"}, "const");
+  onnx::AttributeProto* value = constant->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  *value->mutable_t() = raw_float_tensor("", 5);
+  const std::string path = write("raw.onnx", serialize(proto));
+  const std::string bytes = serialize(proto);
+  for (const Model& model :
+       {import_model_file(path), import_model_bytes(bytes.data(), bytes.size())}) {
+    EXPECT_TRUE(model.warnings.empty());  // the checker ran and saw the data
+    const Tensor& big = model.graph->initializers.at("big");
+    EXPECT_EQ(big.data<float>()[99999], 99999.5f);
+    const Tensor& bools = model.graph->initializers.at("flags");
+    EXPECT_EQ(bools.data<bool>()[0], false);
+    EXPECT_EQ(bools.data<bool>()[1], true);
+    EXPECT_EQ(bools.data<bool>()[2], true);
+    EXPECT_EQ(model.graph->initializers.at("w").data<float>()[5], 5.0f);
+    for (const Node& node : model.graph->nodes) {
+      if (node.op_type == "Constant")
+        EXPECT_EQ(node.attributes.at("value").t.data<float>()[4], 4.5f);
+    }
+  }
 }
 
 TEST_F(OnnxImport, ImportsRealConvTestModel) {

@@ -34,7 +34,7 @@ ZooRun run_at_level(const std::string& path, const Tensor& input, int level) {
   run.outputs = session.run({{session.inputs().at(0).name, input}});
   run.nodes = static_cast<int64_t>(session.model().graph->nodes.size());
   for (const model::Node& node : session.model().graph->nodes) ++run.ops[op_key(node)];
-  run.optimized = session.model();
+  run.optimized = session.model_with_weights();  // the run released the prepacked ones
   return run;
 }
 

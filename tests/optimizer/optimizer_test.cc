@@ -7,9 +7,11 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "basic_pass_test_util.h"
 #include "inferlab/core/npy.h"
+#include "inferlab/kernels/cpu/isa.h"
 #include "inferlab/model/onnx_import.h"
 #include "inferlab/optimizer/onnx_export.h"
 #include "inferlab/runtime/session.h"
@@ -105,6 +107,27 @@ TEST(OptimizerZoo, LevelOneRemovesTheIdentityNodesOfResnet50) {
   EXPECT_EQ(log.op_counts_before.at("Identity"), 47);
   EXPECT_EQ(log.op_counts_after.count("Identity"), 0u);
   EXPECT_LE(log.nodes_after, log.nodes_before - 47);
+}
+
+// Passes rewire nodes and add the initializers they compute; the ones they
+// leave as they are keep their memory (a copy would double a model's
+// weights while it loads).
+TEST(OptimizerZoo, LeavesTheMemoryOfUntouchedInitializersWhereItWas) {
+  const std::string path = zoo_path("resnet50_op17");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "missing " << path;
+  model::Model model = model::import_model_file(path);
+  std::map<std::string, const void*> before;
+  for (const auto& [name, tensor] : model.graph->initializers) before[name] = tensor.raw_data();
+  optimize(model, OptimizeOptions{3, {}},
+           kernels::OpRegistry::for_isa(kernels::cpu::effective_isa(kernels::cpu::Isa::kAvx512)));
+  size_t kept = 0;
+  for (const auto& [name, tensor] : model.graph->initializers) {
+    auto it = before.find(name);
+    if (it == before.end()) continue;  // computed by a pass
+    ++kept;
+    EXPECT_EQ(tensor.raw_data(), it->second) << name << " was copied";
+  }
+  EXPECT_GE(kept, 50u);
 }
 
 Tensor run_session(runtime::Session& session, const std::string& path) {

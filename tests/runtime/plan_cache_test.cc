@@ -1,5 +1,6 @@
 // The plan cache end to end: a first load saves the optimized plan, a second
-// loads it (weights borrowed from the mapped file) with the same outputs; a
+// loads it (weights borrowed from the mapped file) with the same outputs,
+// also after the first session released its prepacked weights; a
 // truncated, corrupt, stale or foreign file is reported and rebuilt, never
 // trusted; a new input shape gets its own plan.
 #include "inferlab/runtime/plan_cache.h"
@@ -61,6 +62,21 @@ TEST_F(PlanCacheTest, SavesThenLoadsWithTheSameOutputs) {
   EXPECT_NE(session.model().backing, nullptr);
   EXPECT_LE(testing::relative_error(session.run({{"input", input()}}).at("output"), expected),
             1e-5);
+}
+
+// The plan is saved at load, before a run releases prepacked weights; loaded
+// back, its weights give the same bits (and are released in turn).
+TEST_F(PlanCacheTest, WeightsReleasedAfterSavingComeBackWholeFromThePlan) {
+  SessionOptions options = cached_options();
+  options.threads = 1;
+  Session first = Session::load(zoo("mobilenet_v2_op17.onnx"), options);
+  ASSERT_EQ(first.plan_cache_status().outcome, "saved") << first.plan_cache_status().detail;
+  const Tensor expected = first.run({{"input", input()}}).at("output");
+  EXPECT_GT(first.weight_memory().released_count, 0);
+  Session second = Session::load(zoo("mobilenet_v2_op17.onnx"), options);
+  ASSERT_EQ(second.plan_cache_status().outcome, "loaded");
+  EXPECT_TRUE(second.run({{"input", input()}}).at("output").equals(expected));
+  EXPECT_EQ(second.weight_memory().released_count, first.weight_memory().released_count);
 }
 
 TEST_F(PlanCacheTest, ACorruptWeightIsDetectedAndTheFileRebuilt) {

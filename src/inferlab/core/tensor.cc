@@ -6,6 +6,21 @@ namespace inferlab {
 
 Tensor::Tensor(DataType dtype, Shape shape)
     : dtype_(dtype), shape_(std::move(shape)), numel_(shape_numel(shape_)) {
+  allocate(true);
+}
+
+Tensor Tensor::uninitialized(DataType dtype, Shape shape) {
+  if (dtype == DataType::kString)
+    fail(ErrorCode::kRuntime, "string tensors are always initialized");
+  Tensor tensor;
+  tensor.dtype_ = dtype;
+  tensor.shape_ = std::move(shape);
+  tensor.numel_ = shape_numel(tensor.shape_);
+  tensor.allocate(false);
+  return tensor;
+}
+
+void Tensor::allocate(bool zeroed) {
   if (dtype_ == DataType::kUndefined)
     fail(ErrorCode::kRuntime, "tensor with undefined element type");
   if (dtype_ == DataType::kString) {
@@ -19,7 +34,7 @@ Tensor::Tensor(DataType dtype, Shape shape)
       static_cast<size_t>(checked_mul(numel_, static_cast<int64_t>(dtype_size(dtype_)), "tensor"));
   // Over-allocate by one element's alignment so empty tensors still get a valid pointer.
   void* memory = ::operator new (bytes == 0 ? 64 : bytes, std::align_val_t{64});
-  std::memset(memory, 0, bytes);
+  if (zeroed) std::memset(memory, 0, bytes);
   storage_ =
       std::shared_ptr<void>(memory, [](void* p) { ::operator delete (p, std::align_val_t{64}); });
   data_ = memory;

@@ -20,8 +20,16 @@ class Tensor {
   Tensor() = default;
   // Allocates zero-initialized memory (empty strings for string tensors).
   Tensor(DataType dtype, Shape shape);
+  // Allocates without initializing (not for strings): for memory about to be
+  // overwritten whole, whose pages then become resident only as they are written.
+  static Tensor uninitialized(DataType dtype, Shape shape);
   // Wraps caller-owned memory; the caller keeps it alive while the Tensor is used.
   static Tensor borrow(DataType dtype, Shape shape, void* data);
+  // A type and a shape without memory: stands in for a value whose contents
+  // are not held (has_data() is false; reading its elements is a bug).
+  static Tensor shape_only(DataType dtype, Shape shape) {
+    return borrow(dtype, std::move(shape), nullptr);
+  }
   // A 0-d or 1-d tensor holding `values`.
   template <typename T>
   static Tensor from_vector(const std::vector<T>& values, Shape shape);
@@ -38,6 +46,7 @@ class Tensor {
   int64_t numel() const { return numel_; }
   size_t nbytes() const { return static_cast<size_t>(numel_) * dtype_size(dtype_); }
   bool owns_memory() const { return storage_ != nullptr; }
+  bool has_data() const { return data_ != nullptr; }
 
   void* raw_data() { return data_; }
   const void* raw_data() const { return data_; }
@@ -67,6 +76,7 @@ class Tensor {
 
  private:
   void check_type(DataType requested) const;
+  void allocate(bool zeroed);
 
   DataType dtype_ = DataType::kUndefined;
   Shape shape_;

@@ -1,6 +1,9 @@
 #include "inferlab/kernels/kernel.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <new>
 
 namespace inferlab::kernels {
 
@@ -142,10 +145,30 @@ void KernelContext::set_output(size_t index, Tensor tensor) {
   outputs_[index] = std::move(tensor);
 }
 
+void ScratchRelease::operator()(std::byte* block) const {
+  if (mapped_bytes != 0) {
+    munmap(block, mapped_bytes);
+  } else {
+    delete[] block;
+  }
+}
+
 void* ScratchBuffer::reserve(size_t bytes) {
   constexpr size_t kAlignment = 64;
   if (bytes > capacity_) {
-    storage_ = std::make_unique<std::byte[]>(bytes + kAlignment);
+    // The old block goes first; the new one is not cleared (its pages cost
+    // resident memory only as they are written).
+    storage_.reset();
+    capacity_ = 0;
+    const size_t total = bytes + kAlignment;
+    if (total >= kMappedBytes) {
+      void* block =
+          mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (block == MAP_FAILED) throw std::bad_alloc();
+      storage_ = {static_cast<std::byte*>(block), ScratchRelease{total}};
+    } else {
+      storage_ = {new std::byte[total], ScratchRelease{0}};
+    }
     capacity_ = bytes;
   }
   void* base = storage_.get();

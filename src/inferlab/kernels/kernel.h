@@ -70,7 +70,9 @@ struct ValueFacts {
   DataType dtype = DataType::kUndefined;
   Shape shape;
   // The input's contents when known before running (initializers, constants,
-  // and values folded from them such as Shape outputs). Null otherwise.
+  // and values folded from them such as Shape outputs). Null otherwise. In a
+  // prepare call, a constant the node's cache holds prepacked may be a
+  // stand-in without data (see PrepareContext::set_prepacked).
   const Tensor* value = nullptr;
 };
 
@@ -125,9 +127,16 @@ class SubgraphRunner {
       const std::string& attribute_name) const = 0;
 };
 
-// Per-node working memory that outlives one call: a kernel's temporaries
-// come from here, so after the first run a steady-state run allocates
-// nothing. Owned by the runtime (one per executed node).
+// Working memory that outlives one call: a kernel's temporaries come from
+// here, so after the first run a steady-state run allocates nothing. Owned by
+// the runtime: one per run plan, shared by its nodes (they run one at a time),
+// so its contents last for one kernel call only.
+// How a ScratchBuffer block is given back: unmapped, or deleted.
+struct ScratchRelease {
+  size_t mapped_bytes = 0;  // 0: from new[]
+  void operator()(std::byte* block) const;
+};
+
 class ScratchBuffer {
  public:
   // At least `bytes` bytes, 64-byte aligned; grows (reallocating) only when a
@@ -136,7 +145,11 @@ class ScratchBuffer {
   size_t capacity() const { return capacity_; }
 
  private:
-  std::unique_ptr<std::byte[]> storage_;
+  // Blocks of kMappedBytes or more are mapped directly rather than taken from
+  // the heap: one outgrown goes back to the system instead of staying as a
+  // hole the heap keeps (and pages never written cost nothing).
+  static constexpr size_t kMappedBytes = size_t{1} << 20;
+  std::unique_ptr<std::byte[], ScratchRelease> storage_;
   size_t capacity_ = 0;
 };
 
@@ -148,6 +161,19 @@ class ScratchBuffer {
 class KernelState {
  public:
   virtual ~KernelState() = default;
+};
+
+// A node cache that keeps some constant inputs of its node in a form of its
+// own (weights prepacked for oneDNN), from which it can rebuild them bit for
+// bit. When every node reading an initializer holds such a copy, the runtime
+// releases the original and rebuilds it with unpack() if a run needs it again
+// (GraphExecutor: a run without a plan, a plan whose kernel declined).
+class PackedConstants : public KernelState {
+ public:
+  // The value of input `index` of the node, as it was when first packed.
+  virtual Tensor unpack(size_t index) const = 0;
+  // Bytes of every packed copy held.
+  virtual size_t packed_bytes() const = 0;
 };
 
 // What a prepare function sees: the node, every input's and output's type
@@ -162,7 +188,8 @@ class PrepareContext {
       : node_(node),
         inputs_(std::move(inputs)),
         outputs_(std::move(outputs)),
-        node_cache_(node_cache) {}
+        node_cache_(node_cache),
+        prepacked_(inputs_.size(), false) {}
 
   const NodeInfo& node() const { return node_; }
   size_t num_inputs() const { return inputs_.size(); }
@@ -174,11 +201,21 @@ class PrepareContext {
   const ValueFacts& output(size_t index) const { return outputs_.at(index); }
   std::shared_ptr<KernelState>& node_cache() { return node_cache_; }
 
+  // Declares that the state being built reads its own copy of constant input
+  // `index`, kept in node_cache() (a PackedConstants), never the input. Once
+  // every reader of a constant says so, the runtime may release the original:
+  // later prepare calls may then see a stand-in for it (type and shape, no
+  // data; Tensor::has_data() is false) and take its values from the cache.
+  // A declined prepare (no state) declares nothing.
+  void set_prepacked(size_t index) { prepacked_.at(index) = true; }
+  bool prepacked(size_t index) const { return index < prepacked_.size() && prepacked_[index]; }
+
  private:
   const NodeInfo& node_;
   std::vector<ValueFacts> inputs_;
   std::vector<ValueFacts> outputs_;
   std::shared_ptr<KernelState>& node_cache_;
+  std::vector<bool> prepacked_;
 };
 
 class KernelContext {

@@ -12,7 +12,7 @@ namespace inferlab::model {
 
 namespace fs = std::filesystem;
 
-std::string read_whole_file(const std::string& path, int64_t max_bytes) {
+uintmax_t checked_file_size(const std::string& path, int64_t max_bytes) {
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
   if (ec || !fs::exists(status)) fail(ErrorCode::kIo, "{}: file not found", path);
@@ -23,6 +23,11 @@ std::string read_whole_file(const std::string& path, int64_t max_bytes) {
     fail(ErrorCode::kLimitExceeded, "{}: file is {} bytes, more than the limit of {} bytes", path,
          size, max_bytes);
   }
+  return size;
+}
+
+std::string read_whole_file(const std::string& path, int64_t max_bytes) {
+  const uintmax_t size = checked_file_size(path, max_bytes);
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(ErrorCode::kIo, "{}: cannot open: {}", path, std::strerror(errno));
   std::string bytes(static_cast<size_t>(size), '\0');

@@ -9,21 +9,25 @@ namespace {
 
 class GraphConverter {
  public:
-  GraphConverter(const onnx::GraphProto& main, const ConvertContext& ctx) : ctx_(ctx) {
+  GraphConverter(const onnx::GraphProto& main, const ConvertContext& ctx,
+                 std::vector<PendingRawData>* pending)
+      : ctx_(ctx), pending_(pending) {
     collect_node_names(main);
   }
 
-  std::shared_ptr<Graph> convert(const onnx::GraphProto& proto, bool is_main);
+  std::shared_ptr<Graph> convert(onnx::GraphProto& proto, bool is_main);
 
  private:
   void collect_node_names(const onnx::GraphProto& proto);
   std::string unique_node_name(const onnx::NodeProto& node, int index);
-  void convert_initializers(const onnx::GraphProto& proto, Graph& graph);
+  Tensor convert_tensor(onnx::TensorProto& proto, const std::string& what);
+  void convert_initializers(onnx::GraphProto& proto, Graph& graph);
   void convert_inputs(const onnx::GraphProto& proto, bool is_main, Graph& graph);
-  Node convert_node(const onnx::NodeProto& proto, int index);
-  Attribute convert_attribute(const onnx::AttributeProto& proto, const std::string& where);
+  Node convert_node(onnx::NodeProto& proto, int index);
+  Attribute convert_attribute(onnx::AttributeProto& proto, const std::string& where);
 
   const ConvertContext& ctx_;
+  std::vector<PendingRawData>* pending_;  // null: copy tensor bytes at once
   std::unordered_set<std::string> used_names_;
 };
 
@@ -46,13 +50,18 @@ std::string GraphConverter::unique_node_name(const onnx::NodeProto& node, int in
   return name;
 }
 
-void GraphConverter::convert_initializers(const onnx::GraphProto& proto, Graph& graph) {
+Tensor GraphConverter::convert_tensor(onnx::TensorProto& proto, const std::string& what) {
+  return pending_ != nullptr ? tensor_from_proto_deferred(proto, ctx_, what, *pending_)
+                             : tensor_from_proto(proto, ctx_, what);
+}
+
+void GraphConverter::convert_initializers(onnx::GraphProto& proto, Graph& graph) {
   if (proto.sparse_initializer_size() > 0) {
     const onnx::SparseTensorProto& sparse = proto.sparse_initializer(0);
     fail(ErrorCode::kUnsupported, "{}: sparse initializer '{}' is not supported", ctx_.source,
          sparse.values().name());
   }
-  for (const onnx::TensorProto& tensor : proto.initializer()) {
+  for (onnx::TensorProto& tensor : *proto.mutable_initializer()) {
     if (tensor.name().empty()) {
       fail(ErrorCode::kInvalidModel, "{}: graph '{}' has an initializer without a name",
            ctx_.source, proto.name());
@@ -61,8 +70,8 @@ void GraphConverter::convert_initializers(const onnx::GraphProto& proto, Graph& 
       fail(ErrorCode::kInvalidModel, "{}: initializer '{}' is defined twice", ctx_.source,
            tensor.name());
     }
-    graph.initializers.emplace(
-        tensor.name(), tensor_from_proto(tensor, ctx_, "initializer '" + tensor.name() + "'"));
+    graph.initializers.emplace(tensor.name(),
+                               convert_tensor(tensor, "initializer '" + tensor.name() + "'"));
   }
 }
 
@@ -85,8 +94,7 @@ void GraphConverter::convert_inputs(const onnx::GraphProto& proto, bool is_main,
   }
 }
 
-Attribute GraphConverter::convert_attribute(const onnx::AttributeProto& proto,
-                                            const std::string& where) {
+Attribute GraphConverter::convert_attribute(onnx::AttributeProto& proto, const std::string& where) {
   using A = onnx::AttributeProto;
   Attribute attr;
   A::AttributeType type = proto.type();
@@ -127,11 +135,18 @@ Attribute GraphConverter::convert_attribute(const onnx::AttributeProto& proto,
       break;
     case A::TENSOR:
       attr.kind = Attribute::Kind::kTensor;
-      attr.t = tensor_from_proto(proto.t(), ctx_, where);
+      // mutable_t() and mutable_g() would add a missing field to the message.
+      attr.t = proto.has_t() ? convert_tensor(*proto.mutable_t(), where)
+                             : tensor_from_proto(proto.t(), ctx_, where);
       break;
     case A::GRAPH:
       attr.kind = Attribute::Kind::kGraph;
-      attr.g = convert(proto.g(), false);
+      if (proto.has_g()) {
+        attr.g = convert(*proto.mutable_g(), false);
+      } else {
+        onnx::GraphProto empty;
+        attr.g = convert(empty, false);
+      }
       break;
     case A::FLOATS:
       attr.kind = Attribute::Kind::kFloats;
@@ -149,7 +164,7 @@ Attribute GraphConverter::convert_attribute(const onnx::AttributeProto& proto,
       attr.kind = Attribute::Kind::kTensors;
       for (int i = 0; i < proto.tensors_size(); ++i) {
         attr.tensors.push_back(
-            tensor_from_proto(proto.tensors(i), ctx_, fmt::format("{} tensor {}", where, i)));
+            convert_tensor(*proto.mutable_tensors(i), fmt::format("{} tensor {}", where, i)));
       }
       break;
     default:
@@ -159,7 +174,7 @@ Attribute GraphConverter::convert_attribute(const onnx::AttributeProto& proto,
   return attr;
 }
 
-Node GraphConverter::convert_node(const onnx::NodeProto& proto, int index) {
+Node GraphConverter::convert_node(onnx::NodeProto& proto, int index) {
   Node node;
   node.name = unique_node_name(proto, index);
   node.op_type = proto.op_type();
@@ -169,7 +184,7 @@ Node GraphConverter::convert_node(const onnx::NodeProto& proto, int index) {
   node.domain = proto.domain() == "ai.onnx" ? std::string() : proto.domain();
   node.inputs.assign(proto.input().begin(), proto.input().end());
   node.outputs.assign(proto.output().begin(), proto.output().end());
-  for (const onnx::AttributeProto& attr : proto.attribute()) {
+  for (onnx::AttributeProto& attr : *proto.mutable_attribute()) {
     const std::string where =
         fmt::format("attribute '{}' of node '{}' ({})", attr.name(), node.name, node.op_type);
     if (attr.name().empty()) {
@@ -183,7 +198,7 @@ Node GraphConverter::convert_node(const onnx::NodeProto& proto, int index) {
   return node;
 }
 
-std::shared_ptr<Graph> GraphConverter::convert(const onnx::GraphProto& proto, bool is_main) {
+std::shared_ptr<Graph> GraphConverter::convert(onnx::GraphProto& proto, bool is_main) {
   auto graph = std::make_shared<Graph>();
   graph->name = proto.name();
   convert_initializers(proto, *graph);
@@ -202,15 +217,15 @@ std::shared_ptr<Graph> GraphConverter::convert(const onnx::GraphProto& proto, bo
   }
   graph->nodes.reserve(static_cast<size_t>(proto.node_size()));
   for (int i = 0; i < proto.node_size(); ++i)
-    graph->nodes.push_back(convert_node(proto.node(i), i));
+    graph->nodes.push_back(convert_node(*proto.mutable_node(i), i));
   return graph;
 }
 
 }  // namespace
 
-std::shared_ptr<Graph> convert_main_graph(const onnx::GraphProto& proto,
-                                          const ConvertContext& ctx) {
-  GraphConverter converter(proto, ctx);
+std::shared_ptr<Graph> convert_main_graph(onnx::GraphProto& proto, const ConvertContext& ctx,
+                                          std::vector<PendingRawData>* pending) {
+  GraphConverter converter(proto, ctx, pending);
   return converter.convert(proto, true);
 }
 

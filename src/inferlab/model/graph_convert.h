@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include <onnx/onnx_pb.h>
 
@@ -13,6 +14,10 @@
 
 namespace inferlab::model {
 
-std::shared_ptr<Graph> convert_main_graph(const onnx::GraphProto& proto, const ConvertContext& ctx);
+// With `pending`, raw tensor bytes are left in `proto` and queued there
+// (tensor_from_proto_deferred); without, they are copied, and `proto` is not
+// modified.
+std::shared_ptr<Graph> convert_main_graph(onnx::GraphProto& proto, const ConvertContext& ctx,
+                                          std::vector<PendingRawData>* pending = nullptr);
 
 }  // namespace inferlab::model

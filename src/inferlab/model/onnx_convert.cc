@@ -118,23 +118,14 @@ void copy_typed_fields(const onnx::TensorProto& proto, Tensor& tensor, const Con
   }
 }
 
-void copy_raw_data(const onnx::TensorProto& proto, Tensor& tensor, const ConvertContext& ctx,
-                   const std::string& what) {
-  if (tensor.dtype() == DataType::kString) {
-    fail(ErrorCode::kInvalidModel,
-         "{}: {} is a string tensor with raw_data (strings use string_data)", ctx.source, what);
-  }
-  if (proto.raw_data().size() != tensor.nbytes()) {
-    fail(ErrorCode::kInvalidModel, "{}: {} has {} bytes of raw_data but its dims {} need {}",
-         ctx.source, what, proto.raw_data().size(), shape_to_string(tensor.shape()),
-         tensor.nbytes());
-  }
+// `raw` holds exactly tensor.nbytes() bytes (checked by the caller).
+void copy_raw_bytes(const std::string& raw, Tensor& tensor) {
   if (tensor.dtype() == DataType::kBool) {
     auto* out = tensor.data<bool>();
-    for (size_t i = 0; i < proto.raw_data().size(); ++i) out[i] = proto.raw_data()[i] != 0;
+    for (size_t i = 0; i < raw.size(); ++i) out[i] = raw[i] != 0;
     return;
   }
-  if (tensor.nbytes() > 0) std::memcpy(tensor.raw_data(), proto.raw_data().data(), tensor.nbytes());
+  if (tensor.nbytes() > 0) std::memcpy(tensor.raw_data(), raw.data(), tensor.nbytes());
 }
 
 // Number of values in the repeated field ONNX uses for `dtype`.
@@ -170,10 +161,11 @@ DataType checked_dtype(int32_t onnx_type, const ConvertContext& ctx, const std::
   return static_cast<DataType>(onnx_type);
 }
 
-}  // namespace
-
-Tensor tensor_from_proto(const onnx::TensorProto& proto, const ConvertContext& ctx,
-                         const std::string& what) {
+// tensor_from_proto; with `pending`, raw_data (at `raw_data`, the same field
+// as proto.raw_data()) is queued instead of copied.
+Tensor convert_tensor(const onnx::TensorProto& proto, const ConvertContext& ctx,
+                      const std::string& what, std::string* raw_data,
+                      std::vector<PendingRawData>* pending) {
   const DataType dtype = checked_dtype(proto.data_type(), ctx, what);
   if (proto.has_segment()) {
     fail(ErrorCode::kUnsupported, "{}: {} is a segmented tensor, which InferLab does not support",
@@ -195,21 +187,54 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const ConvertContext& c
   }
   // Compare the file's value count with the dims before allocating.
   const int64_t numel = shape_numel(shape);
-  if (proto.has_raw_data() && dtype != DataType::kString) {
+  if (proto.has_raw_data() && dtype == DataType::kString) {
+    fail(ErrorCode::kInvalidModel,
+         "{}: {} is a string tensor with raw_data (strings use string_data)", ctx.source, what);
+  }
+  if (proto.has_raw_data()) {
     if (proto.raw_data().size() != static_cast<size_t>(bytes)) {
       fail(ErrorCode::kInvalidModel, "{}: {} has {} bytes of raw_data but its dims {} need {}",
            ctx.source, what, proto.raw_data().size(), shape_to_string(shape), bytes);
     }
-  } else if (typed_field_count(proto, dtype) != numel) {
+    if (pending != nullptr) {
+      Tensor tensor = Tensor::uninitialized(dtype, shape);
+      pending->push_back({tensor, raw_data});
+      return tensor;
+    }
+    Tensor tensor(dtype, shape);
+    copy_raw_bytes(proto.raw_data(), tensor);
+    return tensor;
+  }
+  if (typed_field_count(proto, dtype) != numel) {
     fail(ErrorCode::kInvalidModel, "{}: {} has {} values but its dims {} need {}", ctx.source, what,
          typed_field_count(proto, dtype), shape_to_string(shape), numel);
   }
   Tensor tensor(dtype, shape);
-  if (proto.has_raw_data())
-    copy_raw_data(proto, tensor, ctx, what);
-  else
-    copy_typed_fields(proto, tensor, ctx, what);
+  copy_typed_fields(proto, tensor, ctx, what);
   return tensor;
+}
+
+}  // namespace
+
+Tensor tensor_from_proto(const onnx::TensorProto& proto, const ConvertContext& ctx,
+                         const std::string& what) {
+  return convert_tensor(proto, ctx, what, nullptr, nullptr);
+}
+
+Tensor tensor_from_proto_deferred(onnx::TensorProto& proto, const ConvertContext& ctx,
+                                  const std::string& what, std::vector<PendingRawData>& pending) {
+  // mutable_raw_data() would mark an absent field present: ask only when it is.
+  if (!proto.has_raw_data() || proto.data_location() == onnx::TensorProto::EXTERNAL)
+    return tensor_from_proto(proto, ctx, what);
+  return convert_tensor(proto, ctx, what, proto.mutable_raw_data(), &pending);
+}
+
+void take_pending_raw_data(std::vector<PendingRawData>& pending) {
+  for (PendingRawData& item : pending) {
+    copy_raw_bytes(*item.raw_data, item.tensor);
+    std::string().swap(*item.raw_data);  // clear() would keep the capacity
+  }
+  pending.clear();
 }
 
 void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto* proto) {

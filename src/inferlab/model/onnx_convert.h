@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <onnx/onnx_pb.h>
 
@@ -24,6 +25,23 @@ struct ConvertContext {
 // `what` names the tensor in errors, e.g. "initializer 'conv1.weight'".
 Tensor tensor_from_proto(const onnx::TensorProto& proto, const ConvertContext& ctx,
                          const std::string& what);
+
+// A tensor allocated but not filled yet, and the message field holding its
+// bytes (raw_data of a message the caller is about to discard).
+struct PendingRawData {
+  Tensor tensor;
+  std::string* raw_data = nullptr;
+};
+// As tensor_from_proto, with every check done now, except that raw_data is not
+// copied: the tensor is allocated untouched and queued in `pending`, for
+// take_pending_raw_data once nothing else reads the message (the ONNX
+// checker). Other encodings are converted at once.
+Tensor tensor_from_proto_deferred(onnx::TensorProto& proto, const ConvertContext& ctx,
+                                  const std::string& what, std::vector<PendingRawData>& pending);
+// Copies each pending tensor's bytes and frees its raw_data field right away,
+// so the weights are never held twice over (the message's copy and the
+// tensors) beyond one tensor at a time. Leaves `pending` empty.
+void take_pending_raw_data(std::vector<PendingRawData>& pending);
 // Stores raw little-endian data (string_data for strings).
 void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto* proto);
 

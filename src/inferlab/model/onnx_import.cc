@@ -1,19 +1,26 @@
-// ONNX import: bytes -> onnx::ModelProto (the ONNX library) -> header checks
-// (IR version, opsets, domains) -> graph IR (tensors, attributes, subgraphs)
-// -> ONNX checker (skipped, with a warning, when an operator is unknown to
-// ONNX) -> InferLab's validation and topological sort. The graph is
+// ONNX import: bytes (or the file, streamed) -> onnx::ModelProto (the ONNX
+// library) -> header checks (IR version, opsets, domains) -> graph IR
+// (tensors, attributes, subgraphs) -> ONNX checker (skipped, with a warning,
+// when an operator is unknown to ONNX) -> tensor bytes moved out of the
+// message -> InferLab's validation and topological sort. The graph is
 // converted before the checker runs because conversion validates tensor sizes
-// and external-data paths that the checker would otherwise touch unchecked.
+// and external-data paths that the checker would otherwise touch unchecked;
+// the bytes of raw_data tensors are copied only after it, each message field
+// freed as it is copied, so the weights are in memory once (plus one tensor).
 #include "inferlab/model/onnx_import.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
@@ -162,6 +169,32 @@ void run_onnx_checker(const onnx::ModelProto& proto, const std::map<std::string,
   }
 }
 
+// The import of a parsed message. Tensor bytes are copied out of `proto`
+// only after the ONNX checker has read it, one tensor at a time, each
+// message field freed as soon as it is copied: the weights are not held
+// twice over (see take_pending_raw_data).
+Model import_parsed(onnx::ModelProto& proto, const ImportOptions& options,
+                    const std::string& base_dir, const std::string& source) {
+  check_header(proto, source);
+  Model model;
+  model.source = source;
+  model.ir_version = proto.ir_version();
+  model.opsets = read_opsets(proto, source);
+  model.producer_name = proto.producer_name();
+  model.producer_version = proto.producer_version();
+  if (proto.graph().node_size() == 0 && proto.graph().output_size() == 0) {
+    fail(ErrorCode::kInvalidModel, "{}: the graph has no nodes and no outputs", source);
+  }
+  const ConvertContext ctx{source, base_dir, options.max_tensor_bytes};
+  std::vector<PendingRawData> pending;
+  model.graph = convert_main_graph(*proto.mutable_graph(), ctx, &pending);
+  if (options.run_checker)
+    run_onnx_checker(proto, model.opsets, model.default_opset(), base_dir, source, model.warnings);
+  take_pending_raw_data(pending);
+  validate_and_sort(*model.graph, source);
+  return model;
+}
+
 }  // namespace
 
 Model import_model_bytes(const void* data, size_t size, const ImportOptions& options,
@@ -177,29 +210,29 @@ Model import_model_bytes(const void* data, size_t size, const ImportOptions& opt
   if (!proto.ParseFromArray(data, static_cast<int>(size))) {
     fail(ErrorCode::kInvalidModel, "{}: not a valid ONNX model (truncated or corrupt)", source);
   }
-  check_header(proto, source);
-  Model model;
-  model.source = source;
-  model.ir_version = proto.ir_version();
-  model.opsets = read_opsets(proto, source);
-  model.producer_name = proto.producer_name();
-  model.producer_version = proto.producer_version();
-  if (proto.graph().node_size() == 0 && proto.graph().output_size() == 0) {
-    fail(ErrorCode::kInvalidModel, "{}: the graph has no nodes and no outputs", source);
-  }
-  const ConvertContext ctx{source, base_dir, options.max_tensor_bytes};
-  model.graph = convert_main_graph(proto.graph(), ctx);
-  if (options.run_checker)
-    run_onnx_checker(proto, model.opsets, model.default_opset(), base_dir, source, model.warnings);
-  validate_and_sort(*model.graph, source);
-  return model;
+  return import_parsed(proto, options, base_dir, source);
 }
 
+// Parses from the file through a stream: its bytes are never held whole next
+// to the message built from them.
 Model import_model_file(const std::string& path, const ImportOptions& options) {
-  const std::string bytes = read_whole_file(path, kMaxProtobufBytes);
+  const uintmax_t size = checked_file_size(path, kMaxProtobufBytes);
+  if (size == 0) fail(ErrorCode::kInvalidModel, "{}: empty file, not an ONNX model", path);
+  onnx::ModelProto proto;
+  {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) fail(ErrorCode::kIo, "{}: cannot open: {}", path, std::strerror(errno));
+    // protobuf's own block size: a larger read buffer, freed after parsing,
+    // would raise glibc's mmap threshold and put the weights on the heap.
+    google::protobuf::io::IstreamInputStream stream(&file);
+    if (!proto.ParseFromZeroCopyStream(&stream)) {
+      if (file.bad()) fail(ErrorCode::kIo, "{}: cannot read: {}", path, std::strerror(errno));
+      fail(ErrorCode::kInvalidModel, "{}: not a valid ONNX model (truncated or corrupt)", path);
+    }
+  }
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   const std::string base_dir = parent.empty() ? std::string(".") : parent.string();
-  return import_model_bytes(bytes.data(), bytes.size(), options, base_dir, path);
+  return import_parsed(proto, options, base_dir, path);
 }
 
 }  // namespace inferlab::model

@@ -43,6 +43,7 @@ GraphExecutor::GraphExecutor(const model::Graph& graph, const kernels::OpRegistr
     }
   }
   compute_release_lists();
+  index_constant_readers();
   // Timed runs record into this without allocating.
   if (options_.node_timing) node_timings_.reserve(nodes_.size());
 }
@@ -174,6 +175,8 @@ std::vector<Tensor> GraphExecutor::run(const std::vector<const Tensor*>& inputs,
     }
     for (auto& [slot, original] : replaced_constants) values_[slot] = std::move(original);
   };
+  // Kernels without a plan read constants themselves.
+  if (!is_subgraph_) keep_constants();
   try {
     for (size_t i = 0; i < inputs.size(); ++i) values_[input_slots_[i]] = *inputs[i];
     for (size_t i = 0; i < outer.size(); ++i) values_[outer_slots_[i]] = *outer[i];

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -24,6 +25,7 @@
 #include "inferlab/runtime/memory_plan.h"
 #include "inferlab/runtime/run_plan.h"
 #include "inferlab/runtime/shape_inference.h"
+#include "inferlab/runtime/weight_memory.h"
 
 namespace inferlab::runtime {
 
@@ -79,10 +81,25 @@ class GraphExecutor {
                                       const MemoryPlanOptions& memory_options);
   // Like run() without overrides, using `plan` (built by this executor; the
   // inputs must have its shapes). Allocates nothing once the plan's scratch
-  // buffers have grown, except where a kernel's output shape differs from the
+  // buffer has grown, except where a kernel's output shape differs from the
   // plan's. Returns plan.results (valid until the next run).
   const std::vector<Tensor>& run_planned(RunPlan& plan, const std::vector<const Tensor*>& inputs,
                                          const std::vector<Tensor>* placed_outputs = nullptr);
+
+  // Prepacked weights (executor_constants.cc). While a plan is built, an
+  // initializer every reader of which holds a prepacked copy (its kernel's
+  // prepare said so: PrepareContext::set_prepacked) is released: its slot
+  // keeps a stand-in (type and shape, no data), and the memory goes once the
+  // other references to it go too. `listener` is told of every constant the
+  // executor replaces (by a stand-in, or by the original rebuilt), so the
+  // owner of those references (the Session: the model's graph, the shape
+  // inference result) replaces them in step.
+  using ConstantListener = std::function<void(const std::string& name, const Tensor& value)>;
+  void set_constant_listener(ConstantListener listener);
+  WeightMemory weight_memory() const;
+  // The released initializers, rebuilt from their packed copies for the
+  // caller (the executor keeps them released).
+  std::vector<std::pair<std::string, Tensor>> rebuilt_constants() const;
 
  private:
   struct CompiledNode;
@@ -111,6 +128,16 @@ class GraphExecutor {
   void clear_values();
   std::vector<Tensor> collect_outputs();
   [[noreturn]] void rethrow_naming_node(const CompiledNode& compiled) const;
+  // Prepacked constants (executor_constants.cc).
+  void index_constant_readers();
+  void settle_constants(CompiledNode& compiled, const kernels::PrepareContext& context,
+                        bool has_state);
+  bool releasable(int slot) const;
+  void release_constant(int slot);
+  Tensor rebuild_constant(int slot) const;
+  void restore_constant(int slot);
+  void keep_constants();
+  void set_constant(int slot, Tensor value);
 
   const model::Graph& graph_;
   ExecutorOptions options_;
@@ -129,6 +156,17 @@ class GraphExecutor {
   std::vector<Tensor> scratch_outputs_;
   std::vector<NodeTiming> node_timings_;  // capacity: one per node (node_timing on)
   std::chrono::steady_clock::time_point run_start_;
+  // Per slot: the nodes reading a constant at run time, as (node, input
+  // index); input -1: the node's subgraphs read it.
+  struct ConstantReader {
+    CompiledNode* node = nullptr;
+    int input = -1;
+  };
+  std::vector<std::vector<ConstantReader>> constant_readers_;
+  std::vector<bool> is_initializer_;  // per slot: only these are released
+  std::vector<bool> released_;        // per slot: a stand-in holds its place
+  bool keep_constants_ = false;       // a run without a plan needed the originals: no more releases
+  ConstantListener constant_listener_;
 };
 
 }  // namespace inferlab::runtime

@@ -34,6 +34,10 @@ struct GraphExecutor::CompiledNode {
   bool folded = false;              // a Constant computed at construction
   // The kernel's per-node cache across run plans (PrepareContext::node_cache).
   std::shared_ptr<kernels::KernelState> node_cache;
+  // Per input: the node cache holds a prepacked copy of this constant input,
+  // and every plan built so far reads that copy, never the input. Empty until
+  // the node is first prepared.
+  std::vector<bool> reads_packed;
 };
 
 // What an If/Loop kernel calls to run one of its node's bodies.

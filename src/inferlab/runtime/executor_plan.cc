@@ -86,7 +86,7 @@ void GraphExecutor::plan_node(CompiledNode& compiled, PlannedNode& planned, RunP
   planned.context =
       std::make_unique<kernels::KernelContext>(compiled.info, planned.inputs, planned.outputs,
                                                planned.subgraphs.get(), options_.max_tensor_bytes);
-  planned.context->set_scratch(&planned.scratch);
+  planned.context->set_scratch(&plan.scratch);
   if (compiled.kernel.prepare) prepare_node(compiled, planned, shapes);
 }
 
@@ -120,6 +120,7 @@ void GraphExecutor::prepare_node(CompiledNode& compiled, PlannedNode& planned,
     kernels::PrepareContext context(compiled.info, std::move(inputs), std::move(outputs),
                                     compiled.node_cache);
     planned.state = compiled.kernel.prepare(context);
+    settle_constants(compiled, context, planned.state != nullptr);
   } catch (...) {
     rethrow_naming_node(compiled);
   }

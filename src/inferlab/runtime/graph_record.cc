@@ -44,6 +44,8 @@ json tensor_record(const Tensor& tensor, BlobLayout& blob) {
   json record = {{"dtype", static_cast<int32_t>(tensor.dtype())},
                  {"shape", std::vector<int64_t>(tensor.shape().begin(), tensor.shape().end())}};
   if (tensor.empty()) return {{"empty", true}};
+  // A session saves its plan at load, before any weight is released.
+  if (!tensor.has_data()) fail(ErrorCode::kRuntime, "a released weight cannot be saved");
   if (tensor.dtype() == DataType::kString) {
     json strings = json::array();
     const std::string* values = tensor.data<std::string>();

@@ -2,8 +2,9 @@
 // needs, decided before it runs, so that a steady-state run allocates
 // nothing: the arena the memory planner laid out, each node's kernel context
 // (inputs and outputs vectors built once), its outputs pre-placed in the
-// arena, its persistent scratch buffer, and the values known before running
-// (folded shape subgraphs), set instead of computed. Built and run by
+// arena, one persistent scratch buffer that the nodes share (they run one at
+// a time, and scratch lives for one kernel call), and the values known before
+// running (folded shape subgraphs), set instead of computed. Built and run by
 // GraphExecutor (executor_plan.cc); kept per signature by the Session.
 #pragma once
 
@@ -25,7 +26,6 @@ struct PlannedNode {
   std::vector<const Tensor*> inputs;  // into the executor's value slots
   std::vector<Tensor> placed;         // per output: arena view, or empty (kernel allocates)
   std::vector<Tensor> outputs;        // what the kernel context writes
-  kernels::ScratchBuffer scratch;
   std::unique_ptr<kernels::SubgraphRunner> subgraphs;
   std::unique_ptr<kernels::KernelContext> context;
   std::unique_ptr<kernels::KernelState> state;  // the kernel's prepare result, if any
@@ -44,6 +44,7 @@ class RunPlan {
   std::vector<std::pair<int, Tensor>> known;   // slot -> value set before each run
   std::unordered_set<const void*> known_data;  // their memory (never handed out)
   std::vector<Tensor> results;                 // the last run's outputs
+  kernels::ScratchBuffer scratch;              // every node's, as large as the largest ask
   double build_ms = 0;
   uint64_t last_used = 0;  // for the Session's LRU cache
 

@@ -209,6 +209,16 @@ Session Session::from_model(model::Model model, const SessionOptions& options, b
   executor_options.node_timing = options.node_timing;
   impl->executor =
       std::make_unique<GraphExecutor>(*loaded.graph, registry, executor_options, false);
+  // The model's graph and the shape inference result share each constant's
+  // memory with the executor: they drop a released one (or take a rebuilt
+  // one) with it, so the memory is really freed.
+  impl->executor->set_constant_listener(
+      [state = impl.get()](const std::string& name, const Tensor& value) {
+        auto initializer = state->model.graph->initializers.find(name);
+        if (initializer != state->model.graph->initializers.end()) initializer->second = value;
+        auto known = state->shapes.known_values.find(name);
+        if (known != state->shapes.known_values.end()) known->second = value;
+      });
   impl->plans = std::make_unique<RunPlanCache>(options.max_cached_plans);
   const bool dynamic =
       std::any_of(impl->inputs.begin(), impl->inputs.end(),
@@ -285,6 +295,14 @@ Session Session::load_bytes(const void* data, size_t size, const SessionOptions&
 const model::Model& Session::model() const {
   if (const Session* active = active_specialization()) return active->model();
   return impl_->model;
+}
+model::Model Session::model_with_weights() const {
+  if (const Session* active = active_specialization()) return active->model_with_weights();
+  model::Model copy = impl_->model;
+  copy.graph = std::make_shared<model::Graph>(*impl_->model.graph);
+  for (auto& [name, weights] : impl_->executor->rebuilt_constants())
+    copy.graph->initializers[name] = std::move(weights);
+  return copy;
 }
 const std::vector<model::ValueInfo>& Session::inputs() const { return impl_->inputs; }
 const std::vector<model::ValueInfo>& Session::outputs() const { return impl_->outputs; }
@@ -483,6 +501,10 @@ size_t Session::cached_plans() const {
     impl_->specializations->for_each([&](const Session& s) { cached += s.cached_plans(); });
   }
   return cached;
+}
+WeightMemory Session::weight_memory() const {
+  if (const Session* active = active_specialization()) return active->weight_memory();
+  return impl_->executor->weight_memory();
 }
 const MemoryPlan* Session::last_memory_plan() const {
   if (const Session* active = active_specialization()) return active->last_memory_plan();

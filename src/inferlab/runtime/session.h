@@ -20,6 +20,7 @@
 #include "inferlab/optimizer/optimizer.h"
 #include "inferlab/runtime/memory_plan.h"
 #include "inferlab/runtime/plan_cache.h"
+#include "inferlab/runtime/weight_memory.h"
 
 namespace inferlab::runtime {
 
@@ -90,7 +91,13 @@ class Session {
   Session& operator=(Session&&) noexcept;
   ~Session();
 
+  // The optimized model. An initializer released after prepacking (see
+  // weight_memory()) is a stand-in there: type and shape, no data
+  // (Tensor::has_data() is false). model_with_weights() is a copy with every
+  // weight's data (released ones rebuilt for the copy; the session keeps them
+  // released): what to save or export.
   const model::Model& model() const;
+  model::Model model_with_weights() const;
   // Runtime inputs and outputs, with shapes as fixed by the options.
   const std::vector<model::ValueInfo>& inputs() const;
   const std::vector<model::ValueInfo>& outputs() const;
@@ -142,6 +149,14 @@ class Session {
   // with; model(), value_infos(), optimization_log() and the figures above
   // then describe the one that ran last). 0: no specialization.
   size_t shape_specializations() const;
+
+  // The weights (constants of the main graph) in memory. When a plan is
+  // built, a weight that every node reading it holds prepacked (oneDNN's
+  // layout, in the node's cache) is released: the session keeps it once,
+  // packed. A run without a plan (plans off, or an initializer overridden)
+  // rebuilds the originals from those copies, bit for bit, and keeps them
+  // from then on.
+  WeightMemory weight_memory() const;
 
  private:
   struct Impl;

@@ -73,7 +73,9 @@ class ShapeInferrer {
   void seed_initializers() {
     for (const auto& [name, tensor] : graph_.initializers) {
       auto [it, inserted] = result_.known_values.emplace(name, tensor);
-      resolve(name, tensor.dtype(), tensor.shape(), &it->second);
+      // A weight a session released after prepacking has no data: its type
+      // and shape are known, its contents are not (nothing folds it).
+      resolve(name, tensor.dtype(), tensor.shape(), tensor.has_data() ? &it->second : nullptr);
     }
   }
 

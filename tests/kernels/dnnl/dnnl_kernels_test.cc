@@ -2,13 +2,17 @@
 // their reference kernels, through the same calls a run plan makes: prepare
 // with the plan's shapes and constant weights, then compute with the state
 // (twice, so a second call with the same state and scratch is checked too).
+// Prepacked weights: the node cache's copy stands for the weights once the
+// runtime releases them (unpacked bit for bit, packed into new layouts).
 // Awkward shapes: groups, depthwise, strides, pads, dilations, batch 2, odd
 // channel counts, 1-D and 3-D, no bias, every fused activation, residual Z.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 
+#include "inferlab/kernels/dnnl/dnnl_call.h"
 #include "inferlab/kernels/registry.h"
 #include "kernels/dnnl/dnnl_test_harness.h"
 #include "kernels/tensor_ops_harness.h"
@@ -280,6 +284,84 @@ TEST(DnnlPool, AveragePoolCountingPaddingWithCeilModeStaysOnTheReference) {
   EXPECT_LE(
       inferlab::testing::relative_error(fast.output, run(OpRegistry::reference(), c, false).output),
       0.0);
+}
+
+// The node cache's copy of a packed weight unpacks to the weight bit for
+// bit, and a later prepare that sees only a stand-in for the weight (the
+// runtime released it) computes the same bits from that copy.
+void expect_copy_stands_for_the_weights(const Case& c, const std::string& label) {
+  std::shared_ptr<KernelState> cache;
+  const Outcome first = run(fast_registry(), c, true, &cache);
+  ASSERT_TRUE(first.prepared) << label;
+  EXPECT_TRUE(first.prepacked) << label;
+  const auto* packed = dynamic_cast<const PackedConstants*>(cache.get());
+  ASSERT_NE(packed, nullptr) << label;
+  EXPECT_TRUE(packed->unpack(1).equals(*c.inputs[1])) << label;
+  EXPECT_GE(packed->packed_bytes(), c.inputs[1]->nbytes()) << label;
+  const Outcome released = run(fast_registry(), c, true, &cache, true);
+  EXPECT_TRUE(released.prepared && released.prepacked) << label;
+  EXPECT_TRUE(released.output.equals(first.output)) << label;
+}
+
+TEST(DnnlPackedWeights, ConvolutionCopiesStandForTheWeights) {
+  uint32_t seed = 1100;
+  for (const ConvShape& shape : conv_shapes()) {
+    expect_copy_stands_for_the_weights(conv_case(shape, seed), "Conv " + shape.label);
+    seed += 3;
+  }
+}
+
+TEST(DnnlPackedWeights, MatMulGemmAndAttentionCopiesStandForTheWeights) {
+  expect_copy_stands_for_the_weights(
+      {"", "MatMul", {}, {random_float_tensor({7, 33}, 1), random_float_tensor({33, 17}, 2)}},
+      "MatMul");
+  expect_copy_stands_for_the_weights(
+      {"", "MatMul", {}, {random_float_tensor({2, 1, 6, 8}, 3), random_float_tensor({3, 8, 5}, 4)}},
+      "MatMul batch broadcast");
+  expect_copy_stands_for_the_weights(
+      {"",
+       "Gemm",
+       {{"transB", int_attr(1)}},
+       {random_float_tensor({5, 12}, 5), random_float_tensor({7, 12}, 6),
+        random_float_tensor({7}, 7)}},
+      "Gemm transB");
+  expect_copy_stands_for_the_weights(
+      {"com.microsoft",
+       "Attention",
+       {{"num_heads", int_attr(4)}},
+       {random_float_tensor({2, 7, 24}, 8), random_float_tensor({24, 48}, 9),
+        random_float_tensor({48}, 10)}},
+      "Attention");
+}
+
+TEST(DnnlPackedWeights, ALayoutAskedForAfterReleaseIsPackedFromTheCopy) {
+  using tag = dnnl::memory::format_tag;
+  const Tensor w = random_float_tensor({32, 48}, 11);
+  const dnnl::memory::desc plain = dnnl_backend::plain_desc(w.shape());
+  const auto layout = [&](tag format) {
+    return dnnl::memory::desc(plain.dims(), dnnl::memory::data_type::f32, format);
+  };
+  const std::string name = "node";
+  const model::AttributeMap attributes;
+  const NodeInfo node(name, "MatMul", 17, attributes);
+  std::shared_ptr<KernelState> cache;
+  PrepareContext first(node, {ValueFacts{}, ValueFacts{DataType::kFloat32, w.shape(), &w}}, {},
+                       cache);
+  dnnl_backend::packed_weights(first, 1, plain, layout(tag::ba));
+  EXPECT_TRUE(first.prepacked(1));
+  EXPECT_FALSE(first.prepacked(0));
+
+  const Tensor stand_in = Tensor::shape_only(DataType::kFloat32, w.shape());
+  PrepareContext later(node, {ValueFacts{}, ValueFacts{DataType::kFloat32, w.shape(), &stand_in}},
+                       {}, cache);
+  const std::shared_ptr<dnnl_backend::AlignedBytes> blocked =
+      dnnl_backend::packed_weights(later, 1, plain, layout(tag::AB16b16a));
+  const dnnl_backend::AlignedBytes expected =
+      dnnl_backend::reorder_to(plain, w.raw_data(), layout(tag::AB16b16a));
+  ASSERT_EQ(blocked->size(), expected.size());
+  EXPECT_EQ(std::memcmp(blocked->data(), expected.data(), expected.size()), 0);
+  EXPECT_TRUE(later.prepacked(1));
+  EXPECT_TRUE(dynamic_cast<const PackedConstants&>(*cache).unpack(1).equals(w));
 }
 
 TEST(DnnlConv, WithoutAPlanTheReferenceKernelRuns) {

@@ -42,9 +42,15 @@ inline const OpRegistry& fast_registry() {
 struct Outcome {
   Tensor output;
   bool prepared = false;
+  bool prepacked = false;  // input 1 declared prepacked (PrepareContext::set_prepacked)
 };
 
-inline Outcome run(const OpRegistry& registry, const Case& c, bool plan) {
+// `node_cache`: the node's cache to prepare with (a fresh one when null).
+// `weights_released`: constant input 1 is a stand-in without data, as after
+// the runtime released it, both for prepare and for compute.
+inline Outcome run(const OpRegistry& registry, const Case& c, bool plan,
+                   std::shared_ptr<KernelState>* node_cache = nullptr,
+                   bool weights_released = false) {
   const int64_t opset = c.domain.empty() ? 17 : 1;
   const OpKernel* kernel = registry.find(c.domain, c.op, opset);
   if (kernel == nullptr) throw std::runtime_error("no kernel " + c.op);
@@ -52,22 +58,30 @@ inline Outcome run(const OpRegistry& registry, const Case& c, bool plan) {
   const NodeInfo node(name, c.op, opset, c.attributes);
   std::vector<ValueFacts> facts;
   std::vector<const Tensor*> pointers;
+  std::vector<Tensor> stand_ins(c.inputs.size());
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     const auto& input = c.inputs[i];
     const bool constant = std::find(c.constants.begin(), c.constants.end(), i) != c.constants.end();
-    const Tensor* value = input && constant ? &*input : nullptr;
-    facts.push_back(input ? ValueFacts{input->dtype(), input->shape(), value} : ValueFacts{});
-    pointers.push_back(input ? &*input : nullptr);
+    const Tensor* given = input ? &*input : nullptr;
+    if (input && constant && weights_released && i == 1) {
+      stand_ins[i] = Tensor::shape_only(input->dtype(), input->shape());
+      given = &stand_ins[i];
+    }
+    facts.push_back(input ? ValueFacts{input->dtype(), input->shape(), constant ? given : nullptr}
+                          : ValueFacts{});
+    pointers.push_back(given);
   }
   InferContext infer(node, facts, 1);
   kernel->infer(infer);
   const ValueFacts output_facts{infer.outputs()[0]->first, *infer.outputs()[0]->second, nullptr};
   Outcome outcome;
-  std::shared_ptr<KernelState> cache;
+  std::shared_ptr<KernelState> own_cache;
+  std::shared_ptr<KernelState>& cache = node_cache != nullptr ? *node_cache : own_cache;
   std::unique_ptr<KernelState> state;
   if (plan && kernel->prepare) {
     PrepareContext prepare(node, facts, {output_facts}, cache);
     state = kernel->prepare(prepare);
+    outcome.prepacked = prepare.prepacked(1);
   }
   outcome.prepared = state != nullptr;
   std::vector<Tensor> outputs(1);

@@ -154,7 +154,7 @@ std::unique_ptr<KernelState> prepare_attention(PrepareContext& ctx) {
                                 plain_desc(Shape{tokens, weights.shape[1]}));
   const dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
   auto state = std::make_unique<AttentionState>();
-  state->weights = packed_weights(ctx, user_weights, weights.value->raw_data(), pd.weights_desc());
+  state->weights = packed_weights(ctx, 1, user_weights, pd.weights_desc());
   if (has_bias) state->bias = ctx.input(2).value->raw_data();
   state->scratch_bytes = pd.scratchpad_desc().get_size();
   std::vector<std::pair<int, dnnl::memory::desc>> arguments = {

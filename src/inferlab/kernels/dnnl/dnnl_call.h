@@ -83,6 +83,9 @@ class AlignedBytes {
 // `to`, through a oneDNN reorder: how weights are prepacked once at plan time.
 AlignedBytes reorder_to(const dnnl::memory::desc& from, const void* source,
                         const dnnl::memory::desc& to);
+// The same into `target`, which holds to.get_size() bytes.
+void reorder_into(const dnnl::memory::desc& from, const void* source, const dnnl::memory::desc& to,
+                  void* target);
 
 // Runs a kernel's prepare step; a case oneDNN has no implementation for
 // (it throws dnnl::error while creating the primitive) is declined, and the
@@ -96,10 +99,15 @@ std::unique_ptr<KernelState> prepare_or_decline(Prepare&& prepare) {
   }
 }
 
-// The node's weights (`data`, laid out as `user`) prepacked as `wanted`,
-// from the node's cache (created on first use).
-std::shared_ptr<AlignedBytes> packed_weights(PrepareContext& ctx, const dnnl::memory::desc& user,
-                                             const void* data, const dnnl::memory::desc& wanted);
+// Constant float input `input` of the node (its bytes described by `user`)
+// prepacked as `wanted`, from the node's cache (created on first use; a
+// PackedConstants, so the runtime may release the original: a later call may
+// get a stand-in without data, and packs from the copy it holds). Declares
+// the input prepacked (PrepareContext::set_prepacked): the state must bind
+// the returned copy and never read the input.
+std::shared_ptr<AlignedBytes> packed_weights(PrepareContext& ctx, size_t input,
+                                             const dnnl::memory::desc& user,
+                                             const dnnl::memory::desc& wanted);
 
 // A reference kernel made oneDNN-backed: `prepare` (declined cases and
 // oneDNN's own refusals give no state) builds a State for the plan, and

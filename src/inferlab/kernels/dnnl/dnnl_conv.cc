@@ -96,7 +96,7 @@ std::unique_ptr<KernelState> prepare_conv(PrepareContext& ctx, bool fused) {
   const dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
 
   auto state = std::make_unique<ConvState>();
-  state->weights = packed_weights(ctx, user_weights, w.value->raw_data(), pd.weights_desc());
+  state->weights = packed_weights(ctx, 1, user_weights, pd.weights_desc());
   if (has_bias) state->bias = ctx.input(2).value->raw_data();
   state->output_shape = ctx.output(0).shape;
   state->layouts = LayoutAdapter(user_src, pd.src_desc(), pd.dst_desc(), user_dst,

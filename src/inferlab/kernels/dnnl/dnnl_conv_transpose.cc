@@ -102,7 +102,7 @@ std::unique_ptr<ConvTransposeState> prepare_block_upsampling(PrepareContext& ctx
   const dnnl::memory::desc transposed(dnnl::memory::dims{rows, u.in_channels},
                                       dnnl::memory::data_type::f32, dnnl::memory::dims{1, rows});
   const dnnl::memory::desc packed = plain_desc(Shape{rows, u.in_channels});
-  u.weights = packed_weights(ctx, transposed, ctx.input(1).value->raw_data(), packed);
+  u.weights = packed_weights(ctx, 1, transposed, packed);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const dnnl::memory::desc image = plain_desc(Shape{u.in_channels, pixels});
@@ -197,7 +197,7 @@ std::unique_ptr<KernelState> prepare_conv_transpose(PrepareContext& ctx) {
   const dnnl::deconvolution_forward::primitive_desc pd(desc, attr, cpu_engine());
 
   auto state = std::make_unique<ConvTransposeState>();
-  state->weights = packed_weights(ctx, user_weights, w.value->raw_data(), pd.weights_desc());
+  state->weights = packed_weights(ctx, 1, user_weights, pd.weights_desc());
   state->has_bias = has_bias;
   state->output_shape = y;
   state->layouts = LayoutAdapter(user_src, pd.src_desc(), pd.dst_desc(), user_dst,

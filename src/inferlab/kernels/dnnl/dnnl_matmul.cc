@@ -99,7 +99,7 @@ std::unique_ptr<KernelState> prepare_matmul(PrepareContext& ctx, Form form) {
   const dnnl::matmul::desc desc(a_desc, b_wanted, bias_desc, y_desc);
   const dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
   if (pack_b) {
-    state->packed_b = packed_weights(ctx, b_desc, b.value->raw_data(), pd.weights_desc());
+    state->packed_b = packed_weights(ctx, 1, b_desc, pd.weights_desc());
   }
   state->scratchpad_bytes = pd.scratchpad_desc().get_size();
   state->output_shape = y;
