@@ -8,6 +8,7 @@
 //   load_time ~/.cache/inferlab/models/resnet50_op17.onnx --rounds 10 --json out.json
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -18,6 +19,7 @@
 
 #include "inferlab/backends/model_source.h"
 #include "inferlab/backends/registry.h"
+#include "inferlab/bench/bench_inputs.h"
 #include "inferlab/bench/statistics.h"
 
 namespace inferlab::benchmarks {
@@ -36,20 +38,60 @@ struct Contender {
   std::string label;
   std::string backend;
   bool cached = false;
-  std::vector<double> round_medians_ms;
+  std::vector<double> load_medians_ms;   // per round
+  std::vector<double> ready_medians_ms;  // load + first run, per round
+  int64_t packed_here = -1;              // native: weights reordered by the last load
 };
 
-double load_once(backends::BackendRegistry& registry, const backends::ModelSource& source,
-                 const Contender& contender, const Flags& flags) {
+struct LoadTime {
+  double load_ms = 0;
+  double ready_ms = 0;
+};
+
+LoadTime load_once(backends::BackendRegistry& registry, const backends::ModelSource& source,
+                   Contender& contender, const Flags& flags) {
   backends::BackendOptions options;
   options.threads = flags.threads;
   if (contender.cached) options.plan_cache_dir = flags.cache_dir;
   auto model =
       registry.get(contender.backend, backends::Placement::kInProcess)->open(source, options);
-  if (contender.cached &&
-      model->configuration()["plan_cache"]["outcome"].get<std::string>() != "loaded")
-    throw Error(ErrorCode::kRuntime, "the plan was not loaded from the cache");
-  return model->load_timings().load_ms;
+  const double load_ms = model->load_timings().load_ms;
+  const backends::TensorMap inputs = bench::random_inputs(
+      model->inputs(), bench::resolve_input_shapes(model->inputs(), {}, std::nullopt), source, 1);
+  const auto start = std::chrono::steady_clock::now();
+  model->run(inputs);
+  const double first_run_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const nlohmann::json configuration = model->configuration();
+  if (contender.backend == "native") {
+    contender.packed_here = configuration["weights"]["packed_here"].get<int64_t>();
+  }
+  if (contender.cached) {
+    if (configuration["plan_cache"]["outcome"].get<std::string>() != "loaded")
+      throw Error(ErrorCode::kRuntime, "the plan was not loaded from the cache");
+    if (contender.packed_here != 0)
+      fail(ErrorCode::kRuntime, "a load from the plan cache reordered {} weights",
+           contender.packed_here);
+  }
+  return {load_ms, load_ms + first_run_ms};
+}
+
+// The median and, against the peer's round medians, the ratio with its
+// paired 95% bootstrap interval.
+nlohmann::json figure(const std::vector<double>& mine, const std::vector<double>& peer,
+                      std::string& text) {
+  const double median = bench::median(mine);
+  nlohmann::json json = {{"median_ms", median}, {"round_medians_ms", mine}};
+  if (&mine == &peer) {
+    text = fmt::format("{:>10.2f}  {:<22}", median, "reference");
+    return json;
+  }
+  const double ratio = median / bench::median(peer);
+  const bench::Interval interval = bench::bootstrap_ratio_interval(mine, peer, {10000, 0.95, 0});
+  json["ratio_to_onnxruntime"] = {{"value", ratio}, {"interval", {interval.low, interval.high}}};
+  text = fmt::format("{:>10.2f}  {:<22}", median,
+                     fmt::format("{:.3f} [{:.3f}, {:.3f}]", ratio, interval.low, interval.high));
+  return json;
 }
 
 nlohmann::json report(const Flags& flags, const std::vector<Contender>& contenders) {
@@ -59,22 +101,23 @@ nlohmann::json report(const Flags& flags, const std::vector<Contender>& contende
                          {"loads_per_round", flags.loads_per_round},
                          {"threads", flags.threads},
                          {"contenders", nlohmann::json::array()}};
-  std::cout << fmt::format("{:<24} {:>12}  {}\n", "load", "median ms", "ratio to onnxruntime");
+  std::cout << fmt::format("{:<22} {:>10}  {:<22}  {:>10}  {:<22}  {}\n", "", "load ms",
+                           "ratio to onnxruntime", "ready ms", "ratio to onnxruntime",
+                           "weights reordered");
   for (const Contender& contender : contenders) {
-    const double median = bench::median(contender.round_medians_ms);
-    nlohmann::json entry = {{"label", contender.label},
-                            {"median_ms", median},
-                            {"round_medians_ms", contender.round_medians_ms}};
-    std::string ratio_text = "reference";
-    if (&contender != &peer) {
-      const double ratio = median / bench::median(peer.round_medians_ms);
-      const bench::Interval interval = bench::bootstrap_ratio_interval(
-          contender.round_medians_ms, peer.round_medians_ms, {10000, 0.95, 0});
-      entry["ratio_to_onnxruntime"] = {{"value", ratio},
-                                       {"interval", {interval.low, interval.high}}};
-      ratio_text = fmt::format("{:.3f} [{:.3f}, {:.3f}]", ratio, interval.low, interval.high);
+    std::string load_text;
+    std::string ready_text;
+    nlohmann::json entry = {
+        {"label", contender.label},
+        {"load", figure(contender.load_medians_ms, peer.load_medians_ms, load_text)},
+        {"ready", figure(contender.ready_medians_ms, peer.ready_medians_ms, ready_text)}};
+    std::string reordered = "-";
+    if (contender.packed_here >= 0) {
+      entry["weights_reordered"] = contender.packed_here;
+      reordered = std::to_string(contender.packed_here);
     }
-    std::cout << fmt::format("{:<24} {:>12.2f}  {}\n", contender.label, median, ratio_text);
+    std::cout << fmt::format("{:<22} {}  {}  {}\n", contender.label, load_text, ready_text,
+                             reordered);
     json["contenders"].push_back(entry);
   }
   return json;
@@ -83,21 +126,26 @@ nlohmann::json report(const Flags& flags, const std::vector<Contender>& contende
 int run(const Flags& flags) {
   backends::BackendRegistry registry(backends::BackendEnvironment::from_process_environment());
   const backends::ModelSource source = backends::ModelSource::resolve(flags.model);
-  std::vector<Contender> contenders = {{"native, plan cache", "native", true, {}},
-                                       {"native, no cache", "native", false, {}},
-                                       {"onnxruntime session", "onnxruntime", false, {}}};
+  std::vector<Contender> contenders = {{"native, plan cache", "native", true, {}, {}, -1},
+                                       {"native, no cache", "native", false, {}, {}, -1},
+                                       {"onnxruntime session", "onnxruntime", false, {}, {}, -1}};
   // Prime: the plan is saved and every engine's code paged in before timing.
   backends::BackendOptions save;
   save.threads = flags.threads;
   save.plan_cache_dir = flags.cache_dir;
   registry.get("native", backends::Placement::kInProcess)->open(source, save);
-  for (const Contender& contender : contenders) load_once(registry, source, contender, flags);
+  for (Contender& contender : contenders) load_once(registry, source, contender, flags);
   for (int round = 0; round < flags.rounds; ++round) {
     for (Contender& contender : contenders) {
       std::vector<double> loads;
-      for (int i = 0; i < flags.loads_per_round; ++i)
-        loads.push_back(load_once(registry, source, contender, flags));
-      contender.round_medians_ms.push_back(bench::median(loads));
+      std::vector<double> readies;
+      for (int i = 0; i < flags.loads_per_round; ++i) {
+        const LoadTime time = load_once(registry, source, contender, flags);
+        loads.push_back(time.load_ms);
+        readies.push_back(time.ready_ms);
+      }
+      contender.load_medians_ms.push_back(bench::median(loads));
+      contender.ready_medians_ms.push_back(bench::median(readies));
     }
     std::cerr << fmt::format("\rround {}/{}", round + 1, flags.rounds) << std::flush;
   }

@@ -1,6 +1,6 @@
-// The plan cache end to end: a first load saves the optimized plan, a second
-// loads it (weights borrowed from the mapped file) with the same outputs,
-// also after the first session released its prepacked weights; a
+// The plan cache end to end: a first load saves the optimized plan with its
+// prepacked weights, a second loads it (weights borrowed from the mapped
+// file, none reordered) with the same outputs; a
 // truncated, corrupt, stale or foreign file is reported and rebuilt, never
 // trusted; a new input shape gets its own plan.
 #include "inferlab/runtime/plan_cache.h"
@@ -64,19 +64,55 @@ TEST_F(PlanCacheTest, SavesThenLoadsWithTheSameOutputs) {
             1e-5);
 }
 
-// The plan is saved at load, before a run releases prepacked weights; loaded
-// back, its weights give the same bits (and are released in turn).
-TEST_F(PlanCacheTest, WeightsReleasedAfterSavingComeBackWholeFromThePlan) {
+// A model with static inputs is planned at load, so its plan keeps the
+// prepacked weights: a cached load reorders none, takes them from the file
+// as they are, and gives the same bits. The originals the first session
+// released are saved as stand-ins and rebuilt from the packed copies.
+TEST_F(PlanCacheTest, ACachedLoadReordersNoWeights) {
   SessionOptions options = cached_options();
   options.threads = 1;
   Session first = Session::load(zoo("mobilenet_v2_op17.onnx"), options);
   ASSERT_EQ(first.plan_cache_status().outcome, "saved") << first.plan_cache_status().detail;
+  const WeightMemory uncached = first.weight_memory();
+  EXPECT_GT(uncached.packed_here, 0);
+  EXPECT_EQ(uncached.packed_here, uncached.packed_copies);
+  EXPECT_GT(uncached.released_count, 0);
   const Tensor expected = first.run({{"input", input()}}).at("output");
-  EXPECT_GT(first.weight_memory().released_count, 0);
+
   Session second = Session::load(zoo("mobilenet_v2_op17.onnx"), options);
   ASSERT_EQ(second.plan_cache_status().outcome, "loaded");
+  const WeightMemory cached = second.weight_memory();
+  EXPECT_EQ(cached.packed_here, 0);
+  EXPECT_EQ(cached.packed_copies, uncached.packed_copies);
+  EXPECT_EQ(cached.packed_bytes, uncached.packed_bytes);
+  EXPECT_EQ(cached.released_count, uncached.released_count);
+  EXPECT_EQ(second.plans_built(), 1);  // at load
   EXPECT_TRUE(second.run({{"input", input()}}).at("output").equals(expected));
-  EXPECT_EQ(second.weight_memory().released_count, first.weight_memory().released_count);
+  EXPECT_EQ(second.weight_memory().packed_here, 0);
+  EXPECT_EQ(second.plans_built(), 1);
+
+  // The released originals come back bit for bit from the packed copies.
+  const model::Model imported = Session::load(zoo("mobilenet_v2_op17.onnx")).model_with_weights();
+  const model::Model rebuilt = second.model_with_weights();
+  EXPECT_EQ(imported.graph->initializers.size(), rebuilt.graph->initializers.size());
+  for (const auto& [name, weights] : imported.graph->initializers) {
+    ASSERT_TRUE(rebuilt.graph->initializers.at(name).equals(weights)) << name;
+  }
+}
+
+// Without run plans (max_cached_plans 0) every run reads the originals: the
+// ones saved as stand-ins are rebuilt from the restored packed copies.
+TEST_F(PlanCacheTest, AnUnplannedRunRebuildsTheWeightsSavedAsStandIns) {
+  SessionOptions options = cached_options();
+  options.threads = 1;
+  Session first = Session::load(zoo("mobilenet_v2_op17.onnx"), options);
+  const Tensor expected = first.run({{"input", input()}}).at("output");
+  options.max_cached_plans = 0;
+  Session unplanned = Session::load(zoo("mobilenet_v2_op17.onnx"), options);
+  ASSERT_EQ(unplanned.plan_cache_status().outcome, "loaded");
+  EXPECT_LE(testing::relative_error(unplanned.run({{"input", input()}}).at("output"), expected),
+            1e-5);
+  EXPECT_EQ(unplanned.weight_memory().released_count, 0);
 }
 
 TEST_F(PlanCacheTest, ACorruptWeightIsDetectedAndTheFileRebuilt) {
@@ -118,7 +154,7 @@ TEST_F(PlanCacheTest, APlanOfAnotherFormatOrBuildIsStale) {
     file.write(reinterpret_cast<const char*>(&old_version), sizeof(old_version));
   }
   PlanCacheStatus status = load_and_check(expected);
-  EXPECT_EQ(status.detail, "stale: format version 0 (this build reads 1)");
+  EXPECT_EQ(status.detail, "stale: format version 0 (this build reads 2)");
 
   // A plan written by another build of InferLab for the same model.
   const PlanCache cache(directory_);

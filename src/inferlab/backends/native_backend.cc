@@ -35,6 +35,17 @@ nlohmann::json plan_cache_json(const runtime::PlanCacheStatus& status) {
           {"save_ms", status.save_ms}};
 }
 
+// Where the weights are: resident originals, released ones (their readers
+// hold packed copies), and the copies, with how many this session reordered
+// itself (none on a load from the plan cache).
+nlohmann::json weights_json(const runtime::WeightMemory& memory) {
+  return {{"resident_bytes", memory.resident_bytes},
+          {"released_bytes", memory.released_bytes},
+          {"packed_bytes", memory.packed_bytes},
+          {"packed_copies", memory.packed_copies},
+          {"packed_here", memory.packed_here}};
+}
+
 class NativeModel final : public Model {
  public:
   NativeModel(const ModelSource& source, const BackendOptions& options)
@@ -66,6 +77,7 @@ class NativeModel final : public Model {
              {{"built", session_.plans_built()},
               {"cached", session_.cached_plans()},
               {"last_build_ms", session_.last_plan_build_ms()}}},
+            {"weights", weights_json(session_.weight_memory())},
             {"warnings", session_.model().warnings}};
   }
 

@@ -163,6 +163,18 @@ class KernelState {
   virtual ~KernelState() = default;
 };
 
+// One packed copy of a constant input as a plan file keeps it. The layouts
+// are the kernel library's own descriptions, opaque bytes valid for the
+// build that wrote them (a plan's key names the build).
+struct PackedCopy {
+  size_t input = 0;
+  Shape shape;                        // of the original (float32)
+  std::string original_layout;        // how the original's bytes are described
+  std::string layout;                 // the packed layout
+  std::shared_ptr<const void> bytes;  // layout's bytes; may borrow from a mapped file
+  size_t size = 0;
+};
+
 // A node cache that keeps some constant inputs of its node in a form of its
 // own (weights prepacked for oneDNN), from which it can rebuild them bit for
 // bit. When every node reading an initializer holds such a copy, the runtime
@@ -172,8 +184,16 @@ class PackedConstants : public KernelState {
  public:
   // The value of input `index` of the node, as it was when first packed.
   virtual Tensor unpack(size_t index) const = 0;
+  // Whether a copy of input `index` is held (unpack() can rebuild it).
+  virtual bool holds(size_t index) const = 0;
   // Bytes of every packed copy held.
   virtual size_t packed_bytes() const = 0;
+  // Copies this cache packed itself (a reorder of the weights each), as
+  // opposed to copies it was given ready-made from a plan file.
+  virtual int64_t packed_here() const = 0;
+  // Every copy held, for a plan file to keep (PackedCopy), in the order a
+  // restore (kernels/dnnl/packed_weights.h) expects.
+  virtual std::vector<PackedCopy> copies() const = 0;
 };
 
 // What a prepare function sees: the node, every input's and output's type

@@ -100,6 +100,14 @@ class GraphExecutor {
   // The released initializers, rebuilt from their packed copies for the
   // caller (the executor keeps them released).
   std::vector<std::pair<std::string, Tensor>> rebuilt_constants() const;
+  // Every node cache's packed copies, by node (its index in graph().nodes),
+  // for a plan file to keep.
+  using PackedCopies = std::vector<std::pair<size_t, std::vector<kernels::PackedCopy>>>;
+  PackedCopies packed_copies() const;
+  // Gives node `node` (index in graph().nodes) a cache restored from a plan
+  // file, before any plan is built. An initializer the graph holds as a
+  // stand-in (saved released) is rebuilt from such caches when needed.
+  void restore_node_cache(size_t node, std::shared_ptr<kernels::KernelState> cache);
 
  private:
   struct CompiledNode;

@@ -27,6 +27,9 @@ void GraphExecutor::index_constant_readers() {
   for (const auto& [name, tensor] : graph_.initializers) {
     const int slot = slot_of_.at(name);
     is_initializer_[slot] = is_constant_[slot];  // not when a graph input shadows it
+    // Saved released in a plan file: its readers' restored caches hold it.
+    released_[slot] = is_initializer_[slot] && !tensor.has_data() && tensor.numel() > 0 &&
+                      tensor.dtype() != DataType::kString;
   }
   for (const auto& node : nodes_) {
     for (size_t i = 0; i < node->input_slots.size(); ++i) {
@@ -91,10 +94,10 @@ void GraphExecutor::release_constant(int slot) {
 
 Tensor GraphExecutor::rebuild_constant(int slot) const {
   for (const ConstantReader& reader : constant_readers_[slot]) {
-    const std::vector<bool>& packed = reader.node->reads_packed;
-    if (reader.input < 0 || packed.empty() || !packed[static_cast<size_t>(reader.input)]) continue;
+    if (reader.input < 0) continue;
+    const auto input = static_cast<size_t>(reader.input);
     const kernels::PackedConstants* cache = packed_constants(reader.node->node_cache);
-    if (cache != nullptr) return cache->unpack(static_cast<size_t>(reader.input));
+    if (cache != nullptr && cache->holds(input)) return cache->unpack(input);
   }
   fail(ErrorCode::kRuntime, "{}: weight '{}' was released and no node can rebuild it",
        options_.source, slot_names_[slot]);
@@ -148,9 +151,29 @@ WeightMemory GraphExecutor::weight_memory() const {
   for (const auto& node : nodes_) {
     if (const kernels::PackedConstants* cache = packed_constants(node->node_cache)) {
       memory.packed_bytes += static_cast<int64_t>(cache->packed_bytes());
+      memory.packed_here += cache->packed_here();
+      memory.packed_copies += static_cast<int64_t>(cache->copies().size());
     }
   }
   return memory;
+}
+
+GraphExecutor::PackedCopies GraphExecutor::packed_copies() const {
+  PackedCopies copies;
+  for (size_t node = 0; node < nodes_.size(); ++node) {
+    if (const kernels::PackedConstants* cache = packed_constants(nodes_[node]->node_cache)) {
+      copies.emplace_back(node, cache->copies());
+    }
+  }
+  return copies;
+}
+
+void GraphExecutor::restore_node_cache(size_t node, std::shared_ptr<kernels::KernelState> cache) {
+  if (node >= nodes_.size()) {
+    fail(ErrorCode::kInvalidModel, "{}: packed weights for node {}, the graph has {}",
+         options_.source, node, nodes_.size());
+  }
+  nodes_[node]->node_cache = std::move(cache);
 }
 
 }  // namespace inferlab::runtime

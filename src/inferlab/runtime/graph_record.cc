@@ -44,8 +44,10 @@ json tensor_record(const Tensor& tensor, BlobLayout& blob) {
   json record = {{"dtype", static_cast<int32_t>(tensor.dtype())},
                  {"shape", std::vector<int64_t>(tensor.shape().begin(), tensor.shape().end())}};
   if (tensor.empty()) return {{"empty", true}};
-  // A session saves its plan at load, before any weight is released.
-  if (!tensor.has_data()) fail(ErrorCode::kRuntime, "a released weight cannot be saved");
+  if (!tensor.has_data() && tensor.numel() > 0) {
+    record["released"] = true;
+    return record;
+  }
   if (tensor.dtype() == DataType::kString) {
     json strings = json::array();
     const std::string* values = tensor.data<std::string>();
@@ -73,6 +75,7 @@ Tensor tensor_from(const json& record, const char* blob, uint64_t blob_bytes) {
     for (size_t i = 0; i < strings.size(); ++i) values[i] = strings[i].get<std::string>();
     return tensor;
   }
+  if (record.value("released", false)) return Tensor::shape_only(dtype, shape);
   const uint64_t offset = record.at("offset").get<uint64_t>();
   const uint64_t bytes = record.at("bytes").get<uint64_t>();
   Tensor view = Tensor::borrow(dtype, shape, const_cast<char*>(blob) + offset);
@@ -173,12 +176,12 @@ std::vector<model::ValueInfo> value_infos_from(const json& list) {
 
 }  // namespace
 
-uint64_t BlobLayout::add(const Tensor& tensor) {
+uint64_t BlobLayout::add(const void* data, uint64_t bytes) {
   const uint64_t offset =
       (total_bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
-  tensors.push_back(&tensor);
+  pieces.push_back({data, bytes});
   offsets.push_back(offset);
-  total_bytes = offset + tensor.nbytes();
+  total_bytes = offset + bytes;
   return offset;
 }
 

@@ -15,15 +15,25 @@
 
 namespace inferlab::runtime {
 
-// Writing: each non-string tensor is appended to `tensors` and referenced by
-// its 64-byte aligned offset in the blob that concatenates them.
+// Writing: each non-string tensor's bytes (and any other block, such as
+// prepacked weights) are appended to `pieces` and referenced by their
+// 64-byte aligned offset in the blob that concatenates them.
 struct BlobLayout {
-  std::vector<const Tensor*> tensors;
+  struct Piece {
+    const void* data = nullptr;
+    uint64_t bytes = 0;
+  };
+  std::vector<Piece> pieces;
   std::vector<uint64_t> offsets;
   uint64_t total_bytes = 0;
 
-  uint64_t add(const Tensor& tensor);
+  uint64_t add(const void* data, uint64_t bytes);
+  uint64_t add(const Tensor& tensor) { return add(tensor.raw_data(), tensor.nbytes()); }
 };
+
+// A tensor saved released (a weight whose readers hold packed copies) is
+// written as its type and shape only, and read back as a stand-in
+// (Tensor::shape_only).
 
 nlohmann::json graph_to_record(const model::Graph& graph, BlobLayout& blob);
 

@@ -20,10 +20,6 @@ using nlohmann::json;
 
 namespace {
 
-// The kernels a plan was built for; prepacked weights (issue 7) will make
-// the instruction set part of it.
-constexpr const char* kKernels = "reference";
-
 std::string read_text(const std::string& path) {
   std::ifstream file(path);
   std::string text;
@@ -65,7 +61,7 @@ json PlanCache::key(const PlanKeyInputs& inputs) const {
     shapes[name] = std::vector<int64_t>(shape.begin(), shape.end());
   return {{"format_version", kPlanFormatVersion},
           {"build", library_build_identity()},
-          {"kernels", kKernels},
+          {"kernels", inputs.kernels},
           {"model_sha256", model_sha256(inputs.model_path)},
           {"opt_level", inputs.opt_level},
           {"extra_outputs", inputs.extra_outputs},
@@ -82,7 +78,8 @@ std::string PlanCache::path_for(const json& key) const {
       .string();
 }
 
-bool PlanCache::load(const json& key, model::Model& model, PlanCacheStatus& status) const {
+bool PlanCache::load(const json& key, model::Model& model, PackedNodes& packed,
+                     PlanCacheStatus& status) const {
   const auto start = steady_now();
   status.path = path_for(key);
   status.outcome = "missing";
@@ -95,7 +92,7 @@ bool PlanCache::load(const json& key, model::Model& model, PlanCacheStatus& stat
   PlanRejection rejection;
   bool loaded = false;
   try {
-    loaded = read_plan_file(status.path, key, model, rejection);
+    loaded = read_plan_file(status.path, key, model, packed, rejection);
   } catch (const Error& failure) {
     rejection = {"unreadable", failure.what()};
   }
@@ -109,11 +106,12 @@ bool PlanCache::load(const json& key, model::Model& model, PlanCacheStatus& stat
   return false;
 }
 
-void PlanCache::save(const json& key, const model::Model& model, PlanCacheStatus& status) const {
+void PlanCache::save(const json& key, const model::Model& model, const PackedNodes& packed,
+                     PlanCacheStatus& status) const {
   const auto start = steady_now();
   status.path = path_for(key);
   try {
-    write_plan_file(status.path, key, model);
+    write_plan_file(status.path, key, model, packed);
     if (status.outcome == "missing") status.outcome = "saved";
   } catch (const std::exception& failure) {  // Error, or JSON refusing non-UTF-8 names
     status.outcome = "unsaved";

@@ -14,6 +14,7 @@
 
 #include "inferlab/core/shape.h"
 #include "inferlab/model/graph.h"
+#include "inferlab/runtime/plan_file.h"
 
 namespace inferlab::runtime {
 
@@ -32,6 +33,9 @@ struct PlanKeyInputs {
   int opt_level = 3;
   std::map<std::string, Shape> input_shapes;
   std::vector<std::string> extra_outputs;
+  // The kernels the plan is prepared for: the instruction sets of InferLab's
+  // kernels and of oneDNN's, which choose the prepacked weights' layouts.
+  std::string kernels = "reference";
 };
 
 class PlanCache {
@@ -44,11 +48,16 @@ class PlanCache {
   nlohmann::json key(const PlanKeyInputs& inputs) const;
   std::string path_for(const nlohmann::json& key) const;
 
-  // True and fills `model` on a hit; otherwise records the reason (if a file
-  // was there) in `status` and returns false. Never throws for a bad file.
-  bool load(const nlohmann::json& key, model::Model& model, PlanCacheStatus& status) const;
-  // Saves an optimized model; a failure to write is recorded, not thrown.
-  void save(const nlohmann::json& key, const model::Model& model, PlanCacheStatus& status) const;
+  // True and fills `model` and `packed` (the prepacked weights, none when the
+  // plan was saved before any was packed) on a hit; otherwise records the
+  // reason (if a file was there) in `status` and returns false. Never throws
+  // for a bad file.
+  bool load(const nlohmann::json& key, model::Model& model, PackedNodes& packed,
+            PlanCacheStatus& status) const;
+  // Saves an optimized model and its prepacked weights; a failure to write
+  // is recorded, not thrown.
+  void save(const nlohmann::json& key, const model::Model& model, const PackedNodes& packed,
+            PlanCacheStatus& status) const;
 
  private:
   std::string model_sha256(const std::string& path) const;

@@ -3,8 +3,8 @@
 //   16  u32 format version, u32 header bytes (the JSON)
 //   24  u64 blob offset (4096-aligned), u64 blob bytes
 //   40  u64 header checksum, u64 blob checksum (core/file_hash.h)
-//   56  the header JSON: {"key": ..., "model": ..., "graph": ...}
-//   blob offset: the tensors, each 64-byte aligned
+//   56  the header JSON: {"key": ..., "model": ..., "graph": ..., "packed": ...}
+//   blob offset: the tensors and the packed weights, each 64-byte aligned
 #include "inferlab/runtime/plan_file.h"
 
 #include <fcntl.h>
@@ -56,9 +56,8 @@ json model_record(const model::Model& model) {
 uint64_t blob_checksum(const BlobLayout& blob) {
   // The checksum of the blob as it will lie in the file, padding included.
   std::vector<char> bytes(blob.total_bytes, 0);
-  for (size_t i = 0; i < blob.tensors.size(); ++i)
-    std::memcpy(bytes.data() + blob.offsets[i], blob.tensors[i]->raw_data(),
-                blob.tensors[i]->nbytes());
+  for (size_t i = 0; i < blob.pieces.size(); ++i)
+    std::memcpy(bytes.data() + blob.offsets[i], blob.pieces[i].data, blob.pieces[i].bytes);
   return fast_checksum(bytes.data(), bytes.size());
 }
 
@@ -99,6 +98,70 @@ std::shared_ptr<Mapping> map_file(const std::string& path) {
   return std::make_shared<Mapping>(address, size);
 }
 
+std::string to_hex(const std::string& bytes) {
+  std::string hex;
+  hex.reserve(bytes.size() * 2);
+  for (const char byte : bytes) fmt::format_to(std::back_inserter(hex), "{:02x}", byte & 0xff);
+  return hex;
+}
+
+std::string from_hex(const std::string& hex) {
+  if (hex.size() % 2 != 0) fail(ErrorCode::kInvalidModel, "a layout of odd hex length");
+  auto nibble = [](char digit) {
+    if (digit >= '0' && digit <= '9') return digit - '0';
+    if (digit >= 'a' && digit <= 'f') return digit - 'a' + 10;
+    fail(ErrorCode::kInvalidModel, "a layout with a bad hex digit '{}'", digit);
+  };
+  std::string bytes(hex.size() / 2, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    bytes[i] = static_cast<char>(nibble(hex[2 * i]) * 16 + nibble(hex[2 * i + 1]));
+  }
+  return bytes;
+}
+
+json packed_record(const PackedNodes& packed, BlobLayout& blob) {
+  json nodes = json::array();
+  for (const auto& [node, copies] : packed) {
+    json records = json::array();
+    for (const kernels::PackedCopy& copy : copies) {
+      records.push_back({{"input", copy.input},
+                         {"shape", std::vector<int64_t>(copy.shape.begin(), copy.shape.end())},
+                         {"original_layout", to_hex(copy.original_layout)},
+                         {"layout", to_hex(copy.layout)},
+                         {"offset", blob.add(copy.bytes.get(), copy.size)},
+                         {"bytes", copy.size}});
+    }
+    nodes.push_back({{"node", node}, {"kind", "onednn"}, {"copies", std::move(records)}});
+  }
+  return nodes;
+}
+
+PackedNodes packed_from(const json& nodes, const std::shared_ptr<const char>& blob,
+                        uint64_t blob_bytes) {
+  PackedNodes packed;
+  for (const json& node : nodes) {
+    std::vector<kernels::PackedCopy> copies;
+    for (const json& record : node.at("copies")) {
+      kernels::PackedCopy copy;
+      copy.input = record.at("input").get<size_t>();
+      const auto dims = record.at("shape").get<std::vector<int64_t>>();
+      copy.shape = Shape(dims.begin(), dims.end());
+      copy.original_layout = from_hex(record.at("original_layout").get<std::string>());
+      copy.layout = from_hex(record.at("layout").get<std::string>());
+      const auto offset = record.at("offset").get<uint64_t>();
+      copy.size = record.at("bytes").get<uint64_t>();
+      if (offset > blob_bytes || copy.size > blob_bytes - offset) {
+        fail(ErrorCode::kInvalidModel, "packed weights of {} bytes at offset {} outside the blob",
+             copy.size, offset);
+      }
+      copy.bytes = std::shared_ptr<const void>(blob, blob.get() + offset);
+      copies.push_back(std::move(copy));
+    }
+    packed.emplace_back(node.at("node").get<size_t>(), std::move(copies));
+  }
+  return packed;
+}
+
 bool reject(PlanRejection& rejection, const char* kind, std::string detail) {
   rejection.kind = kind;
   rejection.detail = std::move(detail);
@@ -120,10 +183,13 @@ bool check_key(const json& found, const json& expected, PlanRejection& rejection
 
 }  // namespace
 
-void write_plan_file(const std::string& path, const json& key, const model::Model& model) {
+void write_plan_file(const std::string& path, const json& key, const model::Model& model,
+                     const PackedNodes& packed) {
   BlobLayout blob;
-  const json document = {
-      {"key", key}, {"model", model_record(model)}, {"graph", graph_to_record(*model.graph, blob)}};
+  const json document = {{"key", key},
+                         {"model", model_record(model)},
+                         {"graph", graph_to_record(*model.graph, blob)},
+                         {"packed", packed_record(packed, blob)}};
   const std::string header_json = document.dump();
   PlanHeader header{};
   std::memcpy(header.magic, kMagic, sizeof(kMagic));
@@ -148,11 +214,11 @@ void write_plan_file(const std::string& path, const json& key, const model::Mode
       at = target;
     };
     pad_to(header.blob_offset);
-    for (size_t i = 0; i < blob.tensors.size(); ++i) {
+    for (size_t i = 0; i < blob.pieces.size(); ++i) {
       pad_to(header.blob_offset + blob.offsets[i]);
-      file.write(static_cast<const char*>(blob.tensors[i]->raw_data()),
-                 static_cast<std::streamsize>(blob.tensors[i]->nbytes()));
-      at += blob.tensors[i]->nbytes();
+      file.write(static_cast<const char*>(blob.pieces[i].data),
+                 static_cast<std::streamsize>(blob.pieces[i].bytes));
+      at += blob.pieces[i].bytes;
     }
     if (!file.flush()) fail(ErrorCode::kIo, "cannot write plan file {}", temporary);
   }
@@ -165,7 +231,7 @@ void write_plan_file(const std::string& path, const json& key, const model::Mode
 }
 
 bool read_plan_file(const std::string& path, const json& expected_key, model::Model& model,
-                    PlanRejection& rejection) {
+                    PackedNodes& packed, PlanRejection& rejection) {
   const std::shared_ptr<Mapping> mapping = map_file(path);
   PlanHeader header{};
   if (mapping->size() == 0) return reject(rejection, "truncated", "the file is empty");
@@ -207,6 +273,8 @@ bool read_plan_file(const std::string& path, const json& expected_key, model::Mo
     model.producer_name = record.at("producer_name").get<std::string>();
     model.producer_version = record.at("producer_version").get<std::string>();
     model.graph = graph_from_record(document.at("graph"), blob, header.blob_bytes);
+    packed = packed_from(document.value("packed", json::array()),
+                         std::shared_ptr<const char>(mapping, blob), header.blob_bytes);
   } catch (const json::exception& error) {
     return reject(rejection, "corrupt", std::string("malformed plan: ") + error.what());
   } catch (const Error& error) {

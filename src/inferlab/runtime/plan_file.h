@@ -11,15 +11,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include "inferlab/kernels/kernel.h"
 #include "inferlab/model/graph.h"
 
 namespace inferlab::runtime {
 
-constexpr uint32_t kPlanFormatVersion = 1;
+constexpr uint32_t kPlanFormatVersion = 2;
+
+// Prepacked weights a plan keeps, by node (its index in the graph's nodes):
+// a cached load hands them to the nodes as they are, with no reorder.
+using PackedNodes = std::vector<std::pair<size_t, std::vector<kernels::PackedCopy>>>;
 
 // Writes `model` (already optimized) with `key` to `path` atomically (a
 // temporary file renamed into place). Throws Error(kIo) naming the path.
-void write_plan_file(const std::string& path, const nlohmann::json& key, const model::Model& model);
+// Weights the model holds as stand-ins (released) are written as their type
+// and shape only: `packed` holds them.
+void write_plan_file(const std::string& path, const nlohmann::json& key, const model::Model& model,
+                     const PackedNodes& packed = {});
 
 // Why a plan file was not used.
 struct PlanRejection {
@@ -28,10 +36,10 @@ struct PlanRejection {
 };
 
 // Reads the plan at `path` if it passes every check against `expected_key`.
-// On success the model's initializers borrow from the mapping, which
-// model.backing keeps alive. On failure returns false and fills `rejection`;
-// Error(kIo) only when the file cannot be opened or mapped at all.
+// On success the model's initializers and the `packed` copies borrow from
+// the mapping, which model.backing and each copy keep alive. On failure returns false and fills
+// `rejection`; Error(kIo) only when the file cannot be opened or mapped at all.
 bool read_plan_file(const std::string& path, const nlohmann::json& expected_key,
-                    model::Model& model, PlanRejection& rejection);
+                    model::Model& model, PackedNodes& packed, PlanRejection& rejection);
 
 }  // namespace inferlab::runtime

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "inferlab/kernels/dnnl/dnnl_call.h"
+#include "inferlab/kernels/dnnl/packed_weights.h"
 #include "inferlab/kernels/registry.h"
 #include "inferlab/model/onnx_import.h"
 #include "inferlab/runtime/compute_threads.h"
@@ -142,14 +143,19 @@ RunPlan* Session::plan_for(const MatchedInputs& matched) {
   Impl& impl = *impl_;
   if (impl.plans->capacity() == 0 || !matched.overrides.empty()) return nullptr;
   if (RunPlan* cached = impl.plans->find(matched.positional)) return cached;
+  std::vector<Shape> signature;
+  for (const Tensor* input : matched.positional) signature.push_back(input->shape());
+  return build_plan(std::move(signature));
+}
+
+RunPlan* Session::build_plan(std::vector<Shape> signature) {
+  Impl& impl = *impl_;
   const auto start = std::chrono::steady_clock::now();
   const model::Graph& graph = *impl.model.graph;
-  std::vector<Shape> signature;
   ShapeInferenceOptions shape_options;
   shape_options.max_tensor_bytes = impl.options.max_tensor_bytes;
-  for (size_t i = 0; i < matched.positional.size(); ++i) {
-    signature.push_back(matched.positional[i]->shape());
-    shape_options.input_shapes[graph.inputs[i].name] = matched.positional[i]->shape();
+  for (size_t i = 0; i < signature.size(); ++i) {
+    shape_options.input_shapes[graph.inputs[i].name] = signature[i];
   }
   ShapeInferenceResult inferred;
   const bool load_shapes = shape_options.input_shapes == static_input_shapes(impl.inputs);
@@ -268,20 +274,46 @@ Session Session::load_one(const std::string& path, const SessionOptions& options
   return from_model(model::import_model_file(path, import_options_for(options)), options);
 }
 
+// A model whose inputs are all static is planned at load when it goes
+// through the plan cache, so the saved plan carries the prepacked weights
+// and a cached load hands them to the kernels without a reorder.
+void Session::plan_static_inputs() {
+  Impl& impl = *impl_;
+  if (impl.plans->capacity() == 0 || impl.specializations) return;
+  std::vector<Shape> signature;
+  for (const model::ValueInfo& input : impl.inputs) {
+    if (!input.is_static()) return;
+    signature.push_back(input.static_shape());
+  }
+  build_plan(std::move(signature));
+}
+
 Session Session::load_with_cache(const std::string& path, const SessionOptions& options) {
   const PlanCache cache(options.plan_cache_dir);
-  const nlohmann::json key =
-      cache.key({path, options.opt_level, options.input_shapes, options.extra_outputs});
+  // Before the key: the oneDNN ISA the process runs with is part of it.
+  kernels::dnnl_backend::limit_dnnl_isa(options.max_isa);
+  PlanKeyInputs key_inputs{path, options.opt_level, options.input_shapes, options.extra_outputs};
+  key_inputs.kernels = fmt::format(
+      "{}, oneDNN {}", kernels::cpu::isa_name(kernels::cpu::effective_isa(options.max_isa)),
+      kernels::dnnl_backend::dnnl_isa_name());
+  const nlohmann::json key = cache.key(key_inputs);
   PlanCacheStatus status;
   model::Model cached;
-  if (cache.load(key, cached, status)) {
+  PackedNodes packed;
+  if (cache.load(key, cached, packed, status)) {
     Session session = from_model(std::move(cached), options, true);
+    for (const auto& [node, copies] : packed) {
+      session.impl_->executor->restore_node_cache(
+          node, std::make_shared<kernels::dnnl_backend::PackedWeightsCache>(copies));
+    }
+    session.plan_static_inputs();
     session.impl_->plan_cache = status;
     return session;
   }
   Session session =
       from_model(model::import_model_file(path, import_options_for(options)), options);
-  cache.save(key, session.impl_->model, status);
+  session.plan_static_inputs();
+  cache.save(key, session.impl_->model, session.impl_->executor->packed_copies(), status);
   session.impl_->plan_cache = status;
   return session;
 }

@@ -174,6 +174,8 @@ class Session {
   const Session* active_specialization() const;
   void run_bound_specialization();
   RunPlan* plan_for(const MatchedInputs& matched);
+  RunPlan* build_plan(std::vector<Shape> signature);
+  void plan_static_inputs();
   std::unique_ptr<Impl> impl_;
 };
 

@@ -334,36 +334,6 @@ TEST(DnnlPackedWeights, MatMulGemmAndAttentionCopiesStandForTheWeights) {
       "Attention");
 }
 
-TEST(DnnlPackedWeights, ALayoutAskedForAfterReleaseIsPackedFromTheCopy) {
-  using tag = dnnl::memory::format_tag;
-  const Tensor w = random_float_tensor({32, 48}, 11);
-  const dnnl::memory::desc plain = dnnl_backend::plain_desc(w.shape());
-  const auto layout = [&](tag format) {
-    return dnnl::memory::desc(plain.dims(), dnnl::memory::data_type::f32, format);
-  };
-  const std::string name = "node";
-  const model::AttributeMap attributes;
-  const NodeInfo node(name, "MatMul", 17, attributes);
-  std::shared_ptr<KernelState> cache;
-  PrepareContext first(node, {ValueFacts{}, ValueFacts{DataType::kFloat32, w.shape(), &w}}, {},
-                       cache);
-  dnnl_backend::packed_weights(first, 1, plain, layout(tag::ba));
-  EXPECT_TRUE(first.prepacked(1));
-  EXPECT_FALSE(first.prepacked(0));
-
-  const Tensor stand_in = Tensor::shape_only(DataType::kFloat32, w.shape());
-  PrepareContext later(node, {ValueFacts{}, ValueFacts{DataType::kFloat32, w.shape(), &stand_in}},
-                       {}, cache);
-  const std::shared_ptr<dnnl_backend::AlignedBytes> blocked =
-      dnnl_backend::packed_weights(later, 1, plain, layout(tag::AB16b16a));
-  const dnnl_backend::AlignedBytes expected =
-      dnnl_backend::reorder_to(plain, w.raw_data(), layout(tag::AB16b16a));
-  ASSERT_EQ(blocked->size(), expected.size());
-  EXPECT_EQ(std::memcmp(blocked->data(), expected.data(), expected.size()), 0);
-  EXPECT_TRUE(later.prepacked(1));
-  EXPECT_TRUE(dynamic_cast<const PackedConstants&>(*cache).unpack(1).equals(w));
-}
-
 TEST(DnnlConv, WithoutAPlanTheReferenceKernelRuns) {
   const Case c = conv_case(conv_shapes()[0], 3);
   const Outcome unplanned = run(fast_registry(), c, false);

@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "inferlab/kernels/dnnl/dnnl_call.h"
+#include "inferlab/kernels/dnnl/packed_weights.h"
 #include "inferlab/kernels/dnnl/dnnl_kernels.h"
 #include "inferlab/kernels/fused/transformer_kernels.h"
 

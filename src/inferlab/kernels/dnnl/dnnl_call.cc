@@ -5,40 +5,6 @@
 #include <string>
 
 namespace inferlab::kernels::dnnl_backend {
-namespace {
-
-// A node's constant inputs prepacked per layout oneDNN asked for (plans of
-// different input shapes may ask for different ones); kept in the node's
-// cache (PrepareContext::node_cache), so every plan of a session shares them.
-// The first layout of each input also stands for the original, which the
-// runtime may release: unpack() reorders it back to the plain layout (a
-// permutation of the same floats, so bit for bit).
-class PackedWeightsCache : public PackedConstants {
- public:
-  // Input `input` (`value`, its bytes described by `user`) in layout
-  // `wanted`, reordered on the first request: from `value`, or from the
-  // first layout when `value` is a stand-in without data.
-  std::shared_ptr<AlignedBytes> get(size_t input, const Tensor& value,
-                                    const dnnl::memory::desc& user,
-                                    const dnnl::memory::desc& wanted);
-  Tensor unpack(size_t index) const override;
-  size_t packed_bytes() const override;
-
- private:
-  struct Packed {
-    size_t input = 0;
-    Shape shape;              // of the original (float32)
-    dnnl::memory::desc user;  // the original's bytes, as first described
-    std::vector<std::pair<dnnl::memory::desc, std::shared_ptr<AlignedBytes>>> layouts;
-  };
-  Packed* find(size_t input);
-  const Packed* find(size_t input) const;
-
-  std::vector<Packed> inputs_;
-};
-
-}  // namespace
-
 const dnnl::engine& cpu_engine() {
   static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   return engine;
@@ -140,9 +106,16 @@ void DnnlCall::execute(const NodeInfo& node) const {
 AlignedBytes::AlignedBytes(size_t bytes) : size_(bytes) {
   constexpr size_t kAlignment = 64;
   const size_t rounded = (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
-  data_.reset(std::aligned_alloc(kAlignment, rounded));
-  if (!data_) fail(ErrorCode::kRuntime, "cannot allocate {} bytes for packed weights", bytes);
+  void* memory = std::aligned_alloc(kAlignment, rounded);
+  if (memory == nullptr) {
+    fail(ErrorCode::kRuntime, "cannot allocate {} bytes for packed weights", bytes);
+  }
+  data_ =
+      std::shared_ptr<const void>(memory, [](const void* p) { std::free(const_cast<void*>(p)); });
 }
+
+AlignedBytes::AlignedBytes(std::shared_ptr<const void> borrowed, size_t bytes)
+    : data_(std::move(borrowed)), size_(bytes) {}
 
 void reorder_into(const dnnl::memory::desc& from, const void* source, const dnnl::memory::desc& to,
                   void* target) {
@@ -157,76 +130,6 @@ AlignedBytes reorder_to(const dnnl::memory::desc& from, const void* source,
                         const dnnl::memory::desc& to) {
   AlignedBytes packed(to.get_size());
   reorder_into(from, source, to, packed.data());
-  return packed;
-}
-
-PackedWeightsCache::Packed* PackedWeightsCache::find(size_t input) {
-  for (Packed& packed : inputs_) {
-    if (packed.input == input) return &packed;
-  }
-  return nullptr;
-}
-
-const PackedWeightsCache::Packed* PackedWeightsCache::find(size_t input) const {
-  for (const Packed& packed : inputs_) {
-    if (packed.input == input) return &packed;
-  }
-  return nullptr;
-}
-
-std::shared_ptr<AlignedBytes> PackedWeightsCache::get(size_t input, const Tensor& value,
-                                                      const dnnl::memory::desc& user,
-                                                      const dnnl::memory::desc& wanted) {
-  Packed* packed = find(input);
-  if (packed == nullptr) {
-    if (!value.has_data()) {
-      fail(ErrorCode::kRuntime, "oneDNN: input {} has no data and no packed copy", input);
-    }
-    inputs_.push_back(Packed{input, value.shape(), user, {}});
-    packed = &inputs_.back();
-  }
-  for (const auto& [desc, bytes] : packed->layouts) {
-    if (desc == wanted) return bytes;
-  }
-  // A released original is rebuilt for the length of this reorder: `user`
-  // may describe its bytes with other dims than the first layout has.
-  const Tensor original = value.has_data() ? value : unpack(input);
-  packed->layouts.emplace_back(
-      wanted, std::make_shared<AlignedBytes>(reorder_to(user, original.raw_data(), wanted)));
-  return packed->layouts.back().second;
-}
-
-Tensor PackedWeightsCache::unpack(size_t index) const {
-  const Packed* packed = find(index);
-  if (packed == nullptr || packed->layouts.empty()) {
-    fail(ErrorCode::kRuntime, "oneDNN: input {} was never packed", index);
-  }
-  Tensor original = Tensor::uninitialized(DataType::kFloat32, packed->shape);
-  const auto& [desc, bytes] = packed->layouts.front();
-  reorder_into(desc, bytes->data(), packed->user, original.raw_data());
-  return original;
-}
-
-size_t PackedWeightsCache::packed_bytes() const {
-  size_t total = 0;
-  for (const Packed& packed : inputs_) {
-    for (const auto& layout : packed.layouts) total += layout.second->size();
-  }
-  return total;
-}
-
-std::shared_ptr<AlignedBytes> packed_weights(PrepareContext& ctx, size_t input,
-                                             const dnnl::memory::desc& user,
-                                             const dnnl::memory::desc& wanted) {
-  const ValueFacts& facts = ctx.input(input);
-  if (facts.value == nullptr || facts.dtype != DataType::kFloat32) {
-    ctx.node().fail(ErrorCode::kRuntime, "input {} is not a constant float tensor", input);
-  }
-  std::shared_ptr<KernelState>& cache = ctx.node_cache();
-  if (!cache) cache = std::make_shared<PackedWeightsCache>();
-  std::shared_ptr<AlignedBytes> packed =
-      static_cast<PackedWeightsCache&>(*cache).get(input, *facts.value, user, wanted);
-  ctx.set_prepacked(input);
   return packed;
 }
 

@@ -63,19 +63,21 @@ class DnnlCall {
   std::vector<dnnl_exec_arg_t> args_;
 };
 
-// A 64-byte aligned block of bytes (weights prepacked into oneDNN's layout).
+// A 64-byte aligned block of bytes (weights prepacked into oneDNN's layout):
+// its own, or borrowed from an owner kept alive with it (a mapped plan file,
+// which primitives only read).
 class AlignedBytes {
  public:
   explicit AlignedBytes(size_t bytes);
-  void* data() { return data_.get(); }
+  AlignedBytes(std::shared_ptr<const void> borrowed, size_t bytes);
+  void* data() { return const_cast<void*>(data_.get()); }
   const void* data() const { return data_.get(); }
+  // The bytes, kept alive by the returned pointer.
+  const std::shared_ptr<const void>& shared() const { return data_; }
   size_t size() const { return size_; }
 
  private:
-  struct Free {
-    void operator()(void* data) const { std::free(data); }
-  };
-  std::unique_ptr<void, Free> data_;
+  std::shared_ptr<const void> data_;
   size_t size_ = 0;
 };
 
@@ -98,16 +100,6 @@ std::unique_ptr<KernelState> prepare_or_decline(Prepare&& prepare) {
     return nullptr;
   }
 }
-
-// Constant float input `input` of the node (its bytes described by `user`)
-// prepacked as `wanted`, from the node's cache (created on first use; a
-// PackedConstants, so the runtime may release the original: a later call may
-// get a stand-in without data, and packs from the copy it holds). Declares
-// the input prepacked (PrepareContext::set_prepacked): the state must bind
-// the returned copy and never read the input.
-std::shared_ptr<AlignedBytes> packed_weights(PrepareContext& ctx, size_t input,
-                                             const dnnl::memory::desc& user,
-                                             const dnnl::memory::desc& wanted);
 
 // A reference kernel made oneDNN-backed: `prepare` (declined cases and
 // oneDNN's own refusals give no state) builds a State for the plan, and
