@@ -127,6 +127,23 @@ TEST(ThroughputMode, RunMayBeCalledFromSeveralThreads) {
   }
 }
 
+TEST(ThroughputMode, MoreStreamsThanThreadsIsRefusedNamingTheOption) {
+  if (!std::filesystem::exists(model_path())) GTEST_SKIP() << model_path() << " is missing";
+  SessionOptions options;
+  options.threads = 2;
+  options.streams = 3;
+  options.mode = ExecutionMode::kThroughput;
+  try {
+    Session::load(model_path(), options);
+    FAIL() << "3 streams on 2 threads were accepted";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(std::string(error.what()).find("streams must be at most threads (2), got 3"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(ThroughputMode, BindIsRefusedWithAMessageSayingWhatToUse) {
   if (!std::filesystem::exists(model_path())) GTEST_SKIP() << model_path() << " is missing";
   SessionOptions options;

@@ -161,6 +161,10 @@ class ScratchBuffer {
 class KernelState {
  public:
   virtual ~KernelState() = default;
+  // What computes the node when its state splits the work ("oneDNN
+  // projection, reference heads"), so tests can tell which path ran; empty
+  // when there is only one.
+  virtual std::string implementation() const { return {}; }
 };
 
 // One packed copy of a constant input as a plan file keeps it. The layouts

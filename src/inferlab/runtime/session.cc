@@ -251,6 +251,14 @@ Session Session::with_streams(const SessionOptions& options, Load load) {
     fail(ErrorCode::kInvalidArgument, "streams must be >= 0, got {}", options.streams);
   }
   const int threads = resolve_threads(options.threads);
+  // A stream is a session of its own (weights, plans): more streams than
+  // threads would hold more copies without computing more at once.
+  if (options.streams > threads) {
+    fail(
+        ErrorCode::kInvalidArgument,
+        "streams must be at most threads ({}), got {}: each stream computes on a thread of its own",
+        threads, options.streams);
+  }
   const int streams = options.streams > 0 ? options.streams : threads;
   SessionOptions stream_options = options;
   stream_options.mode = ExecutionMode::kLatency;

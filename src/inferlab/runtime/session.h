@@ -39,7 +39,8 @@ struct SessionOptions {
   int threads = 0;
   ExecutionMode mode = ExecutionMode::kLatency;
   // Throughput mode: how many requests compute at once, each on
-  // threads / streams threads (at least 1); 0: one stream per thread.
+  // threads / streams threads (at least 1); 0: one stream per thread; more
+  // streams than threads is refused.
   int streams = 0;
   // Fixed shapes for inputs with symbolic dims, by input name. Inputs not
   // named keep their file shape (a leading symbolic dim defaults to 1 where

@@ -215,8 +215,11 @@ TEST(DnnlAttention, ProjectionOnOneDnnMatchesTheReferenceWithAndWithoutBiases) {
         c.inputs.emplace_back();
         c.inputs.push_back(random_float_tensor({2, 1, 7, 7}, seed + 3));
       }
-      expect_matches_reference(
-          c, std::string(bias ? "bias" : "no bias") + (attention_bias ? " attention_bias" : ""));
+      const std::string label =
+          std::string(bias ? "bias" : "no bias") + (attention_bias ? " attention_bias" : "");
+      expect_matches_reference(c, label);
+      EXPECT_EQ(run(fast_registry(), c, true).implementation, "oneDNN projection and heads")
+          << label;
       seed += 4;
     }
   }

@@ -42,7 +42,8 @@ inline const OpRegistry& fast_registry() {
 struct Outcome {
   Tensor output;
   bool prepared = false;
-  bool prepacked = false;  // input 1 declared prepacked (PrepareContext::set_prepacked)
+  bool prepacked = false;      // input 1 declared prepacked (PrepareContext::set_prepacked)
+  std::string implementation;  // KernelState::implementation of the prepared state
 };
 
 // `node_cache`: the node's cache to prepare with (a fresh one when null).
@@ -84,6 +85,7 @@ inline Outcome run(const OpRegistry& registry, const Case& c, bool plan,
     outcome.prepacked = prepare.prepacked(1);
   }
   outcome.prepared = state != nullptr;
+  if (state) outcome.implementation = state->implementation();
   std::vector<Tensor> outputs(1);
   ScratchBuffer scratch;
   KernelContext context(node, pointers, outputs);

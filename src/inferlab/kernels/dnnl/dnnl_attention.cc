@@ -11,8 +11,8 @@
 #include <cmath>
 
 #include "inferlab/kernels/dnnl/dnnl_call.h"
-#include "inferlab/kernels/dnnl/packed_weights.h"
 #include "inferlab/kernels/dnnl/dnnl_kernels.h"
+#include "inferlab/kernels/dnnl/packed_weights.h"
 #include "inferlab/kernels/fused/transformer_kernels.h"
 
 namespace inferlab::kernels::dnnl_backend {
@@ -35,6 +35,10 @@ struct AttentionState : KernelState, fused::AttentionProjection {
   DnnlCall context;                // scores V -> output
   size_t scores_offset = 0;        // the scores in the scratch, after the heads' scratchpad
   size_t heads_scratch_bytes = 0;  // scratchpad and scores
+
+  std::string implementation() const override {
+    return scores.empty() ? "oneDNN projection, reference heads" : "oneDNN projection and heads";
+  }
 
   bool run_heads(KernelContext& ctx, const float* qkv, void* space, float* output) const override {
     if (scores.empty()) return false;
