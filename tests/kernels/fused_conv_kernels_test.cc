@@ -219,5 +219,30 @@ TEST(FusedMatMulKernel, RejectsBiasOfWrongLength) {
       ErrorCode::kInvalidArgument, {"FusedMatMul node 'node'", "bias must be 1-D"});
 }
 
+// A run plan may place the output over the residual Z (its buffer dies at
+// the node): the reference kernel, which writes the convolution before
+// adding Z, must still add Z's values, not its own partial result.
+TEST(FusedConvKernel, AnOutputPlacedOverTheResidualStillAddsIt) {
+  const Tensor x = random_float_tensor({1, 3, 6, 5}, 31);
+  const Tensor w = random_float_tensor({4, 3, 3, 3}, 32);
+  const Tensor z = random_float_tensor({1, 4, 6, 5}, 33);
+  const model::AttributeMap attributes = {{"pads", ints_attr({1, 1, 1, 1})},
+                                          {"activation", string_attr("Relu")}};
+  const Tensor expected =
+      run_kernel("ai.inferlab", "FusedConv", 1, attributes, {x, w, std::nullopt, z});
+
+  const OpKernel* kernel = OpRegistry::reference().find("ai.inferlab", "FusedConv", 1);
+  ASSERT_NE(kernel, nullptr);
+  const std::string name = "node";
+  const NodeInfo node(name, "FusedConv", 1, attributes);
+  Tensor shared = z.clone();  // Z's buffer, which the plan gave the output too
+  std::vector<Tensor> outputs = {
+      Tensor::borrow(DataType::kFloat32, shared.shape(), shared.raw_data())};
+  KernelContext context(node, {&x, &w, nullptr, &shared}, outputs);
+  kernel->compute(context);
+  EXPECT_EQ(outputs[0].raw_data(), shared.raw_data());
+  EXPECT_LE(inferlab::testing::relative_error(outputs[0], expected), 1e-6);
+}
+
 }  // namespace
 }  // namespace inferlab::kernels

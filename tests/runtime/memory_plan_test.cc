@@ -65,6 +65,21 @@ TEST(MemoryPlan, Resnet50FusedGraphPlansFarBelowTheNaiveSum) {
   EXPECT_GT(plan.placements.size(), 50u);
   EXPECT_LT(plan.arena_bytes * 4, plan.naive_bytes);
   expect_no_live_overlap(plan);
+  // Each of the 16 residual blocks adds its input (or its downsample) in the
+  // block's last convolution, where that value dies: the output takes over
+  // its buffer, so no copy of the residual is needed.
+  int residual_in_place = 0;
+  for (const model::Node& node : session.model().graph->nodes) {
+    if (node.op_type != "FusedConv" || node.inputs.size() < 4 || node.inputs[3].empty()) continue;
+    const TensorPlacement* output = plan.find(node.outputs[0]);
+    const TensorPlacement* residual = plan.find(node.inputs[3]);
+    ASSERT_NE(output, nullptr);
+    ASSERT_NE(residual, nullptr);
+    if (output->kind == TensorPlacement::Kind::kInPlace && output->buffer == residual->buffer) {
+      ++residual_in_place;
+    }
+  }
+  EXPECT_EQ(residual_in_place, 16);
 }
 
 TEST(MemoryPlan, InPlaceOffKeepsEveryNonViewTensorInItsOwnBuffer) {

@@ -179,21 +179,35 @@ class Planner {
       ++plan_.views;
       return true;
     }
-    if (!options_.in_place || !is_in_place_op(node.op_type)) return false;
+    if (!options_.in_place) return false;
     const model::ValueInfo* output = shapes_.find_resolved(name);
-    for (size_t k = 0; k < node.inputs.size() && k < 2; ++k) {
+    for (size_t k : in_place_inputs(node)) {
       auto it = placement_of_.find(node.inputs[k]);
       if (it == placement_of_.end()) continue;
       const TensorPlacement input = plan_.placements[it->second];
       const model::ValueInfo* input_info = shapes_.find_resolved(node.inputs[k]);
       if (input.bytes != bytes || buffers_[input.buffer].end != step ||
-          input_info->static_shape() != output->static_shape()) {
+          input_info->static_shape() != output->static_shape() ||
+          (!is_in_place_op(node.op_type) && read_elsewhere(node, k, input.buffer))) {
         continue;
       }
       join(input.buffer, name, TensorPlacement::Kind::kInPlace, bytes, step, end);
       plan_.naive_bytes += align_up(bytes, options_.alignment);
       ++plan_.in_place;
       return true;
+    }
+    return false;
+  }
+
+  // Whether an input of `node` other than `k` lives in `buffer` (the same
+  // value, or a view of it): the output must not overwrite what the node
+  // still reads.
+  bool read_elsewhere(const model::Node& node, size_t k, int buffer) const {
+    for (size_t other = 0; other < node.inputs.size(); ++other) {
+      if (other == k || node.inputs[other].empty()) continue;
+      if (node.inputs[other] == node.inputs[k]) return true;
+      auto it = placement_of_.find(node.inputs[other]);
+      if (it != placement_of_.end() && plan_.placements[it->second].buffer == buffer) return true;
     }
     return false;
   }
@@ -245,6 +259,19 @@ bool is_in_place_op(const std::string& op_type) {
       "Sqrt",     "Reciprocal", "Elu",  "HardSigmoid", "HardSwish", "LeakyRelu", "Selu", "Softplus",
       "Softsign", "Clip",       "Add",  "Sub",         "Mul",       "Div"};
   return kElementwise.count(op_type) != 0;
+}
+
+std::vector<size_t> in_place_inputs(const model::Node& node) {
+  // A fused convolution's residual Z is read element for element into the
+  // output (oneDNN's sum post-op adds the convolution to what the output
+  // holds), so Z's buffer can become the output; Z is input 3.
+  if (node.op_type == "FusedConv" && node.domain == "ai.inferlab") {
+    constexpr size_t kResidual = 3;
+    if (node.inputs.size() > kResidual && !node.inputs[kResidual].empty()) return {kResidual};
+    return {};
+  }
+  if (!is_in_place_op(node.op_type)) return {};
+  return node.inputs.size() >= 2 ? std::vector<size_t>{0, 1} : std::vector<size_t>{0};
 }
 
 const TensorPlacement* MemoryPlan::find(const std::string& value) const {

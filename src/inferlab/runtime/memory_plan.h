@@ -79,5 +79,8 @@ bool is_view_op(const std::string& op_type);
 // Elementwise operators that may write their output over an input of the
 // same shape (every output element depends only on the same input element).
 bool is_in_place_op(const std::string& op_type);
+// The inputs of `node` whose buffer its output may take over when they die
+// there: both operands of an elementwise op, a fused convolution's residual.
+std::vector<size_t> in_place_inputs(const model::Node& node);
 
 }  // namespace inferlab::runtime

@@ -41,12 +41,17 @@ void compute_fused_conv(const OpKernel& conv, KernelContext& ctx) {
   const Activation activation = parse_activation(ctx.node());
   require_float(ctx.node(), ctx.input(0).dtype());
   const Tensor* z = ctx.has_input(kResidual) ? &ctx.input(kResidual) : nullptr;
+  // A run plan may place the output over Z, whose buffer dies here (oneDNN
+  // adds the convolution to it in place); this kernel writes the convolution
+  // first, so it keeps Z aside then.
+  Tensor z_aside;
+  if (z != nullptr && z->has_data() && ctx.written_output(0).raw_data() == z->raw_data()) {
+    z_aside = z->clone();
+    z = &z_aside;
+  }
   Tensor& y = compute_base(conv, ctx, 3);
   if (z != nullptr) {
     check_residual(ctx.node(), y.dtype(), y.shape(), z->dtype(), z->shape());
-    if (z->raw_data() == y.raw_data()) {
-      ctx.node().fail(ErrorCode::kRuntime, "residual Z shares the output's memory");
-    }
     add_in_place(y.dtype(), y.raw_data(), z->raw_data(), y.numel());
   }
   if (y.dtype() == DataType::kFloat64) {
