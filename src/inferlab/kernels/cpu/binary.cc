@@ -4,6 +4,7 @@
 // broadcast (both operands expanded, [B, 1, S] op [B, S, 1]) and other types
 // go to the reference kernel.
 #include "inferlab/kernels/cpu/fast_kernels.h"
+#include "inferlab/kernels/cpu/parallel.h"
 
 namespace inferlab::kernels::cpu {
 namespace {
@@ -42,13 +43,44 @@ bool trailing_broadcast(const Shape& full, const Shape& part, BroadcastView& vie
   return true;
 }
 
+// The broadcast split over the team: by outer rows ([1, H, W, C] op [C]),
+// or, with one outer row, by the broadcast axis ([1, C, H, W] op [C, 1, 1]),
+// or by elements for a scalar.
+void broadcast(const KernelTable& table, BinaryKind kind, const float* full, const float* part,
+               float* y, const BroadcastView& view, bool part_first) {
+  const int64_t row = view.mid * view.inner;
+  if (view.outer > 1) {
+    parallel_ranges(view.outer, row, 1, [&](int64_t begin, int64_t end) {
+      table.binary_broadcast_f32(kind, full + begin * row, part, y + begin * row, end - begin,
+                                 view.mid, view.inner, part_first);
+    });
+    return;
+  }
+  if (view.mid > 1) {
+    parallel_ranges(view.mid, view.inner, 1, [&](int64_t begin, int64_t end) {
+      table.binary_broadcast_f32(kind, full + begin * view.inner, part + begin,
+                                 y + begin * view.inner, 1, end - begin, view.inner, part_first);
+    });
+    return;
+  }
+  // A scalar: split the elements.
+  parallel_ranges(view.inner, 1, 16, [&](int64_t begin, int64_t end) {
+    table.binary_broadcast_f32(kind, full + begin, part, y + begin, 1, 1, end - begin, part_first);
+  });
+}
+
 bool run_binary(KernelContext& ctx, const KernelTable& table, BinaryKind kind) {
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
   if (a.dtype() != DataType::kFloat32 || b.dtype() != DataType::kFloat32) return false;
   if (a.shape() == b.shape()) {
     Tensor& y = ctx.output(0, a.dtype(), a.shape());
-    table.binary_f32(kind, a.data<float>(), b.data<float>(), y.data<float>(), a.numel());
+    const float* pa = a.data<float>();
+    const float* pb = b.data<float>();
+    float* py = y.data<float>();
+    parallel_ranges(a.numel(), 1, 16, [&](int64_t begin, int64_t end) {
+      table.binary_f32(kind, pa + begin, pb + begin, py + begin, end - begin);
+    });
     return true;
   }
   BroadcastView view;
@@ -57,8 +89,7 @@ bool run_binary(KernelContext& ctx, const KernelTable& table, BinaryKind kind) {
   const Tensor& full = a_full ? a : b;
   const Tensor& part = a_full ? b : a;
   Tensor& y = ctx.output(0, a.dtype(), full.shape());
-  table.binary_broadcast_f32(kind, full.data<float>(), part.data<float>(), y.data<float>(),
-                             view.outer, view.mid, view.inner, !a_full);
+  broadcast(table, kind, full.data<float>(), part.data<float>(), y.data<float>(), view, !a_full);
   return true;
 }
 

@@ -25,7 +25,7 @@ void replace_compute(OpRegistry& registry, const char* domain, const char* op_ty
 void add_fast_kernels(OpRegistry& registry, Isa isa);
 
 // One registration function per file (unary.cc, binary.cc, softmax.cc,
-// layer_normalization.cc, gelu.cc, resize.cc).
+// layer_normalization.cc, gelu.cc, resize.cc, batch_normalization.cc).
 void add_unary_kernels(OpRegistry& registry, const KernelTable& table);
 void add_binary_kernels(OpRegistry& registry, const KernelTable& table);
 void add_softmax_kernel(OpRegistry& registry, const KernelTable& table);
@@ -33,5 +33,7 @@ void add_layer_normalization_kernels(OpRegistry& registry, const KernelTable& ta
 void add_gelu_kernels(OpRegistry& registry, const KernelTable& table);
 // Not vectorized (copies), so the same for every ISA: resize.cc.
 void add_resize_kernel(OpRegistry& registry);
+// Memory-bound multiply-adds the compiler vectorizes: batch_normalization.cc.
+void add_batch_normalization_kernel(OpRegistry& registry);
 
 }  // namespace inferlab::kernels::cpu

@@ -2,6 +2,7 @@
 // and BiasGelu (exact, with bias) in float32 on the table's unary kernels.
 // Shape or type errors are left to the reference kernels.
 #include "inferlab/kernels/cpu/fast_kernels.h"
+#include "inferlab/kernels/cpu/parallel.h"
 
 namespace inferlab::kernels::cpu {
 namespace {
@@ -16,7 +17,11 @@ bool run_gelu(KernelContext& ctx, const KernelTable& table, UnaryKind kind, size
   if (bias == nullptr) {
     if (bias_input > 0 && kind == UnaryKind::kGelu) return false;  // BiasGelu needs its bias
     Tensor& y = ctx.output(0, x.dtype(), x.shape());
-    table.unary_f32(kind, {}, x.data<float>(), y.data<float>(), x.numel());
+    const float* in = x.data<float>();
+    float* out = y.data<float>();
+    parallel_ranges(x.numel(), 1, 16, [&](int64_t begin, int64_t end) {
+      table.unary_f32(kind, {}, in + begin, out + begin, end - begin);
+    });
     return true;
   }
   const Shape& shape = x.shape();
@@ -27,8 +32,12 @@ bool run_gelu(KernelContext& ctx, const KernelTable& table, UnaryKind kind, size
   const int64_t channels = shape.back();
   Tensor& y = ctx.output(0, x.dtype(), shape);
   const int64_t rows = channels > 0 ? x.numel() / channels : 0;
-  table.bias_unary_f32(kind, {}, x.data<float>(), bias->data<float>(), y.data<float>(), rows,
-                       channels);
+  const float* in = x.data<float>();
+  float* out = y.data<float>();
+  parallel_ranges(rows, channels, 1, [&](int64_t begin, int64_t end) {
+    table.bias_unary_f32(kind, {}, in + begin * channels, bias->data<float>(),
+                         out + begin * channels, end - begin, channels);
+  });
   return true;
 }
 

@@ -4,6 +4,7 @@
 // normalized dims exactly, and only output 0 (no Mean/InvStdDev). Anything
 // else, including every invalid input, runs the reference kernel.
 #include "inferlab/kernels/cpu/fast_kernels.h"
+#include "inferlab/kernels/cpu/parallel.h"
 
 namespace inferlab::kernels::cpu {
 namespace {
@@ -41,8 +42,13 @@ bool run_layer_norm(KernelContext& ctx, const KernelTable& table) {
   const double epsilon = node.attr_float("epsilon", 1e-5f);
   Tensor& y = ctx.output(0, x.dtype(), x.shape());
   const int64_t rows = inner > 0 ? x.numel() / inner : 0;
-  table.layer_norm_f32(x.data<float>(), nullptr, 1, nullptr, scale.data<float>(),
-                       bias ? bias->data<float>() : nullptr, epsilon, y.data<float>(), rows, inner);
+  const float* in = x.data<float>();
+  float* out = y.data<float>();
+  parallel_ranges(rows, inner, 1, [&](int64_t begin, int64_t end) {
+    table.layer_norm_f32(in + begin * inner, nullptr, 1, nullptr, scale.data<float>(),
+                         bias ? bias->data<float>() : nullptr, epsilon, out + begin * inner,
+                         end - begin, inner);
+  });
   return true;
 }
 
@@ -80,10 +86,25 @@ bool run_skip_layer_norm(KernelContext& ctx, const KernelTable& table) {
   Tensor& y = ctx.output(0, input.dtype(), shape);
   const int64_t rows = hidden > 0 ? input.numel() / hidden : 0;
   const int64_t skip_rows = hidden > 0 ? skip.numel() / hidden : 1;
-  table.layer_norm_f32(input.data<float>(), skip.data<float>(), skip_rows,
-                       bias ? bias->data<float>() : nullptr, gamma.data<float>(),
-                       beta ? beta->data<float>() : nullptr, epsilon, y.data<float>(), rows,
-                       hidden);
+  const float* in = input.data<float>();
+  const float* skip_data = skip.data<float>();
+  const float* bias_data = bias ? bias->data<float>() : nullptr;
+  const float* beta_data = beta ? beta->data<float>() : nullptr;
+  float* out = y.data<float>();
+  // Row r adds skip row r % skip_rows: a range of rows keeps that when the
+  // skip has one row or one per row; other repeats run on one thread.
+  if (skip_rows != 1 && skip_rows != rows) {
+    table.layer_norm_f32(in, skip_data, skip_rows, bias_data, gamma.data<float>(), beta_data,
+                         epsilon, out, rows, hidden);
+    return true;
+  }
+  parallel_ranges(rows, hidden, 1, [&](int64_t begin, int64_t end) {
+    const int64_t at = begin * hidden;
+    const bool per_row = skip_rows != 1;
+    table.layer_norm_f32(in + at, skip_data + (per_row ? at : 0), per_row ? end - begin : 1,
+                         bias_data, gamma.data<float>(), beta_data, epsilon, out + at, end - begin,
+                         hidden);
+  });
   return true;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "inferlab/kernels/cpu/fast_kernels.h"
+#include "inferlab/kernels/cpu/parallel.h"
 
 namespace inferlab::kernels::cpu {
 namespace {
@@ -79,6 +80,9 @@ void plan(const Shape& x, Upsampling& u) {
   while (u.copied_axes > 0 && u.factor[u.copied_axes - 1] == 1) --u.copied_axes;
 }
 
+void upsample_rows(const Upsampling& u, size_t axis, const float* src, float* dst, int64_t begin,
+                   int64_t end);
+
 // Output block of `axis` (all axes from it on) for the input block at `src`.
 void upsample(const Upsampling& u, size_t axis, const float* src, float* dst) {
   if (axis == u.copied_axes) {
@@ -94,14 +98,38 @@ void upsample(const Upsampling& u, size_t axis, const float* src, float* dst) {
     }
     return;
   }
+  upsample_rows(u, axis, src, dst, 0, u.input[axis]);
+}
+
+// Input indices [begin, end) of `axis`, an axis before copied_axes whose
+// elements are blocks (not the innermost resized axis).
+void upsample_rows(const Upsampling& u, size_t axis, const float* src, float* dst, int64_t begin,
+                   int64_t end) {
+  const int64_t factor = u.factor[axis];
   const int64_t block = u.output_stride[axis];
-  for (int64_t i = 0; i < u.input[axis]; ++i) {
+  for (int64_t i = begin; i < end; ++i) {
     float* first = dst + i * factor * block;
     upsample(u, axis + 1, src + i * u.input_stride[axis], first);
     for (int64_t j = 1; j < factor; ++j) {
       std::memcpy(first + j * block, first, static_cast<size_t>(block) * sizeof(float));
     }
   }
+}
+
+// upsample(u, 0, ...) split over the team at the first axis with more than
+// one index (the leading axes of size 1 and factor 1 only pass through).
+void upsample_parallel(const Upsampling& u, const float* src, float* dst) {
+  size_t axis = 0;
+  while (axis + 1 < u.copied_axes && u.input[axis] == 1 && u.factor[axis] == 1) ++axis;
+  const bool rows = axis < u.copied_axes && !(axis + 1 == u.copied_axes && u.copied_axes == u.rank);
+  if (!rows) {
+    upsample(u, 0, src, dst);
+    return;
+  }
+  const int64_t cost = u.output_stride[axis] * u.factor[axis];
+  parallel_ranges(u.input[axis], cost, 1, [&](int64_t begin, int64_t end) {
+    upsample_rows(u, axis, src, dst, begin, end);
+  });
 }
 
 bool resize_nearest(KernelContext& ctx) {
@@ -115,7 +143,7 @@ bool resize_nearest(KernelContext& ctx) {
   plan(x.shape(), u);
   Shape output(u.output, u.output + u.rank);
   Tensor& y = ctx.output(0, DataType::kFloat32, output);
-  upsample(u, 0, x.data<float>(), y.data<float>());
+  upsample_parallel(u, x.data<float>(), y.data<float>());
   return true;
 }
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "inferlab/kernels/cpu/fast_kernels.h"
+#include "inferlab/kernels/cpu/parallel.h"
 
 namespace inferlab::kernels::cpu {
 namespace {
@@ -12,7 +13,11 @@ bool run_unary(KernelContext& ctx, const KernelTable& table, UnaryKind kind, Una
   const Tensor& x = ctx.input(0);
   if (x.dtype() != DataType::kFloat32) return false;
   Tensor& y = ctx.output(0, x.dtype(), x.shape());
-  table.unary_f32(kind, params, x.data<float>(), y.data<float>(), x.numel());
+  const float* in = x.data<float>();
+  float* out = y.data<float>();
+  parallel_ranges(x.numel(), 1, 16, [&](int64_t begin, int64_t end) {
+    table.unary_f32(kind, params, in + begin, out + begin, end - begin);
+  });
   return true;
 }
 
