@@ -68,6 +68,6 @@ echo
 echo "== load time: native from the plan cache vs ONNX Runtime session creation (interleaved rounds)"
 for model in resnet50_op17 encoder_op17; do
   echo "-- $model"
-  "$build_dir/benchmarks/load_time/load_time" "$cache_dir/models/$model.onnx" --rounds 10 \
+  "$build_dir/benchmarks/load_time/load_time" "$cache_dir/models/$model.onnx" --rounds 5 \
     --json "$out_dir/load_time_${model}.json"
 done
