@@ -14,8 +14,8 @@
 #include <cstring>
 
 #include "inferlab/kernels/dnnl/dnnl_call.h"
-#include "inferlab/kernels/dnnl/packed_weights.h"
 #include "inferlab/kernels/dnnl/dnnl_post_ops.h"
+#include "inferlab/kernels/dnnl/packed_weights.h"
 #include "inferlab/kernels/fused/activation.h"
 #include "inferlab/kernels/fused/conv_fusion_kernels.h"
 #include "inferlab/kernels/layout/channels_last.h"

@@ -15,8 +15,8 @@
 // jit deconvolution ran PaddleOCR's two upsampling ConvTransposes in 7.2 ms
 // that way against 8.5 ms with the blocked layout it picks by itself.
 #include "inferlab/kernels/dnnl/dnnl_call.h"
-#include "inferlab/kernels/dnnl/packed_weights.h"
 #include "inferlab/kernels/dnnl/dnnl_kernels.h"
+#include "inferlab/kernels/dnnl/packed_weights.h"
 #include "inferlab/kernels/reference/nn_ops.h"
 #include "inferlab/kernels/reference/window_geometry.h"
 

@@ -6,9 +6,9 @@
 // without a plan and for what is not mapped: non-float types, 1-D operands,
 // Gemm with alpha != 1 or beta != 1 (with a C).
 #include "inferlab/kernels/dnnl/dnnl_call.h"
-#include "inferlab/kernels/dnnl/packed_weights.h"
 #include "inferlab/kernels/dnnl/dnnl_kernels.h"
 #include "inferlab/kernels/dnnl/dnnl_post_ops.h"
+#include "inferlab/kernels/dnnl/packed_weights.h"
 #include "inferlab/kernels/fused/conv_fusion_kernels.h"
 #include "inferlab/kernels/reference/nn_ops.h"
 
