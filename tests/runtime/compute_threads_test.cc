@@ -58,13 +58,29 @@ struct Loaded {
   TensorMap inputs;
 };
 
-Loaded load(const std::string& base, int threads) {
+Loaded load(const std::string& base, int threads, const std::string& plan_cache_dir = "") {
   SessionOptions options;
   options.threads = threads;
+  options.plan_cache_dir = plan_cache_dir;
   Session session = Session::load(base + ".onnx", options);
   TensorMap inputs{{session.inputs()[0].name, read_npy(base + ".input.npy")}};
-  session.run(inputs);  // builds the plan, starts the team
+  session.run(inputs);  // builds the plan (unless it was built at load), starts the team
   return {std::move(session), std::move(inputs)};
+}
+
+void expect_own_counts(Loaded& one, Loaded& two) {
+  for (int round = 0; round < 2; ++round) {
+    const CpuSplit single = cpu_during(one.session, one.inputs, 3);
+    const CpuSplit dual = cpu_during(two.session, two.inputs, 3);
+    // One thread: the others only spin down from the previous 2-thread run.
+    EXPECT_LT(single.others_ns, single.caller_ns / 5)
+        << "round " << round << ": threads=1 but other threads used " << single.others_ns
+        << " ns of CPU against the caller's " << single.caller_ns;
+    // Two threads: a second thread does a real share of the work.
+    EXPECT_GT(dual.others_ns, dual.caller_ns / 3)
+        << "round " << round << ": threads=2 but other threads used only " << dual.others_ns
+        << " ns of CPU against the caller's " << dual.caller_ns;
+  }
 }
 
 TEST(ComputeThreads, ZeroMeansOnePerUsableCpu) {
@@ -87,18 +103,26 @@ TEST(ComputeThreads, TwoSessionsInOneProcessEachUseTheirOwnCount) {
   if (!std::filesystem::exists(base + ".onnx")) GTEST_SKIP() << base << ".onnx is missing";
   Loaded one = load(base, 1);
   Loaded two = load(base, 2);
-  for (int round = 0; round < 2; ++round) {
-    const CpuSplit single = cpu_during(one.session, one.inputs, 3);
-    const CpuSplit dual = cpu_during(two.session, two.inputs, 3);
-    // One thread: the others only spin down from the previous 2-thread run.
-    EXPECT_LT(single.others_ns, single.caller_ns / 5)
-        << "round " << round << ": threads=1 but other threads used " << single.others_ns
-        << " ns of CPU against the caller's " << single.caller_ns;
-    // Two threads: a second thread does a real share of the work.
-    EXPECT_GT(dual.others_ns, dual.caller_ns / 3)
-        << "round " << round << ": threads=2 but other threads used only " << dual.others_ns
-        << " ns of CPU against the caller's " << dual.caller_ns;
+  expect_own_counts(one, two);
+}
+
+// Through the plan cache a static model is planned at load, outside any
+// run: its primitives must still be fitted to the session's own count.
+TEST(ComputeThreads, SessionsPlannedAtLoadByThePlanCacheUseTheirOwnCount) {
+  if (omp_get_num_procs() < 2) GTEST_SKIP() << "needs 2 CPUs";
+  const std::string base = testing::cache_dir() + "/models/resnet50_op17";
+  if (!std::filesystem::exists(base + ".onnx")) GTEST_SKIP() << base << ".onnx is missing";
+  const std::string cache = testing::make_temp_dir("inferlab-threads-plan-cache");
+  omp_set_num_threads(2);  // what the process would give a primitive built outside a run
+  {
+    Loaded saved = load(base, 1, cache);  // planned at load, then saved
+    Loaded two = load(base, 2, cache);    // planned at load from the saved plan
+    expect_own_counts(saved, two);
+    Loaded cached = load(base, 1, cache);
+    EXPECT_EQ(cached.session.plan_cache_status().outcome, "loaded");
+    expect_own_counts(cached, two);
   }
+  std::filesystem::remove_all(cache);
 }
 
 }  // namespace

@@ -293,6 +293,7 @@ void Session::plan_static_inputs() {
     if (!input.is_static()) return;
     signature.push_back(input.static_shape());
   }
+  const ComputeThreads threads(impl.threads_per_run);  // oneDNN fits plans to the team
   build_plan(std::move(signature));
 }
 
