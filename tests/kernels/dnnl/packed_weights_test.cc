@@ -85,7 +85,7 @@ TEST_F(PackedWeightsTest, RestoredCopiesAreHandedOutAsTheyAreWithoutAReorder) {
   EXPECT_EQ(std::memcmp(restored->data(), original->data(), original->size()), 0);
 }
 
-TEST_F(PackedWeightsTest, ACopyWhoseSizeDisagreesWithItsLayoutIsRefused) {
+TEST_F(PackedWeightsTest, ACopyThatDisagreesWithItsLayoutsIsRefused) {
   PrepareContext first = context(w_);
   dnnl_backend::packed_weights(first, 1, plain_, layout_of(w_, tag::ba));
   std::vector<PackedCopy> copies = dynamic_cast<const PackedConstants&>(*cache_).copies();
@@ -93,6 +93,9 @@ TEST_F(PackedWeightsTest, ACopyWhoseSizeDisagreesWithItsLayoutIsRefused) {
   EXPECT_THROW(dnnl_backend::PackedWeightsCache{copies}, Error);
   copies = dynamic_cast<const PackedConstants&>(*cache_).copies();
   copies[0].layout.pop_back();
+  EXPECT_THROW(dnnl_backend::PackedWeightsCache{copies}, Error);
+  copies = dynamic_cast<const PackedConstants&>(*cache_).copies();
+  copies[0].shape = Shape{32, 47};  // not what the original's layout describes
   EXPECT_THROW(dnnl_backend::PackedWeightsCache{copies}, Error);
 }
 
