@@ -35,8 +35,14 @@ PackedWeightsCache::PackedWeightsCache(const std::vector<PackedCopy>& copies) {
     }
     Packed* packed = find(copy.input);
     if (packed == nullptr) {
-      inputs_.push_back(
-          Packed{copy.input, copy.shape, desc_from(copy.original_layout, copy.input), {}});
+      const dnnl::memory::desc original = desc_from(copy.original_layout, copy.input);
+      if (original.get_size() != static_cast<size_t>(shape_numel(copy.shape)) * sizeof(float)) {
+        fail(ErrorCode::kInvalidModel,
+             "packed weights of input {}: the original's layout holds {} bytes, shape {} needs {}",
+             copy.input, original.get_size(), shape_to_string(copy.shape),
+             shape_numel(copy.shape) * 4);
+      }
+      inputs_.push_back(Packed{copy.input, copy.shape, original, {}});
       packed = &inputs_.back();
     }
     packed->layouts.emplace_back(layout, std::make_shared<AlignedBytes>(copy.bytes, copy.size));
