@@ -118,7 +118,11 @@ TEST(ParallelKernels, SplitBatchNormalizationMatchesTheReference) {
                        {floats({2, 24, 61, 63}, 23), floats({24}, 24), floats({24}, 25),
                         floats({24}, 27), positive_var},
                        1e-5);
-  // Small (not split) and rank 2 (no spatial axes).
+  // Empty, small (not split) and rank 2 (no spatial axes).
+  expect_split_matches(
+      "", "BatchNormalization", 15,
+      {floats({0, 24, 5}, 32), floats({24}, 33), floats({24}, 34), floats({24}, 35), positive_var},
+      0);
   expect_split_matches(
       "", "BatchNormalization", 15,
       {floats({3, 24}, 28), floats({24}, 29), floats({24}, 30), floats({24}, 31), positive_var},

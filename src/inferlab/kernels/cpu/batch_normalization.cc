@@ -34,6 +34,10 @@ bool inference_per_channel(const KernelContext& ctx) {
 bool run_batch_normalization(KernelContext& ctx) {
   if (!inference_per_channel(ctx)) return false;
   const Tensor& x = ctx.input(0);
+  if (x.numel() == 0) {
+    ctx.output(0, x.dtype(), x.shape());
+    return true;
+  }
   const int64_t channels = x.dim(1);
   const double epsilon = ctx.node().attr_float("epsilon", 1e-5f);
   const float* scale = ctx.input(1).data<float>();
