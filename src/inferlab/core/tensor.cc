@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "inferlab/core/huge_pages.h"
+
 namespace inferlab {
 
 Tensor::Tensor(DataType dtype, Shape shape)
@@ -34,6 +36,7 @@ void Tensor::allocate(bool zeroed) {
       static_cast<size_t>(checked_mul(numel_, static_cast<int64_t>(dtype_size(dtype_)), "tensor"));
   // Over-allocate by one element's alignment so empty tensors still get a valid pointer.
   void* memory = ::operator new (bytes == 0 ? 64 : bytes, std::align_val_t{64});
+  advise_huge_pages(memory, bytes);
   if (zeroed) std::memset(memory, 0, bytes);
   storage_ =
       std::shared_ptr<void>(memory, [](void* p) { ::operator delete (p, std::align_val_t{64}); });

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <new>
 
+#include "inferlab/core/huge_pages.h"
+
 namespace inferlab::kernels {
 
 using model::Attribute;
@@ -165,6 +167,7 @@ void* ScratchBuffer::reserve(size_t bytes) {
       void* block =
           mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (block == MAP_FAILED) throw std::bad_alloc();
+      advise_huge_pages(block, total);
       storage_ = {static_cast<std::byte*>(block), ScratchRelease{total}};
     } else {
       storage_ = {new std::byte[total], ScratchRelease{0}};

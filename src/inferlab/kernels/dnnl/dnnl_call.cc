@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include "inferlab/core/huge_pages.h"
+
 namespace inferlab::kernels::dnnl_backend {
 const dnnl::engine& cpu_engine() {
   static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
@@ -110,6 +112,7 @@ AlignedBytes::AlignedBytes(size_t bytes) : size_(bytes) {
   if (memory == nullptr) {
     fail(ErrorCode::kRuntime, "cannot allocate {} bytes for packed weights", bytes);
   }
+  advise_huge_pages(memory, rounded);
   data_ =
       std::shared_ptr<const void>(memory, [](const void* p) { std::free(const_cast<void*>(p)); });
 }
