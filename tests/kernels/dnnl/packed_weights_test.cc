@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <optional>
 
 #include "test_util.h"
 
@@ -97,6 +98,43 @@ TEST_F(PackedWeightsTest, ACopyThatDisagreesWithItsLayoutsIsRefused) {
   copies = dynamic_cast<const PackedConstants&>(*cache_).copies();
   copies[0].shape = Shape{32, 47};  // not what the original's layout describes
   EXPECT_THROW(dnnl_backend::PackedWeightsCache{copies}, Error);
+}
+
+// oneDNN's Winograd weights for a 3x3 convolution of `w`, or none where
+// this process's oneDNN has no Winograd convolution (below AVX-512).
+std::optional<dnnl::memory::desc> winograd_weights(const Tensor& w) {
+  const int64_t channels = w.shape()[0];
+  const dnnl::memory::desc activations({1, channels, 8, 8}, dnnl::memory::data_type::f32, tag::any);
+  try {
+    const dnnl::convolution_forward::desc desc(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_winograd, activations,
+        layout_of(w, tag::any), activations, {1, 1}, {1, 1}, {1, 1});
+    return dnnl::convolution_forward::primitive_desc(desc, dnnl_backend::cpu_engine())
+        .weights_desc();
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+}
+
+// A Winograd copy holds transformed values that do not reorder back: the
+// original must stay, until a layout that does reorder back is packed.
+TEST_F(PackedWeightsTest, AWinogradCopyLeavesTheOriginalInPlace) {
+  const Tensor w = random_float_tensor({32, 32, 3, 3}, 12);
+  const std::optional<dnnl::memory::desc> winograd = winograd_weights(w);
+  if (!winograd) GTEST_SKIP() << "no Winograd convolution in this process's oneDNN";
+  const dnnl::memory::desc plain = dnnl_backend::plain_desc(w.shape());
+  PrepareContext first = context(w);
+  dnnl_backend::packed_weights(first, 1, plain, *winograd);
+  EXPECT_FALSE(first.prepacked(1));
+  const auto& packed = dynamic_cast<const PackedConstants&>(*cache_);
+  EXPECT_FALSE(packed.holds(1));
+  EXPECT_THROW(packed.unpack(1), Error);
+
+  PrepareContext second = context(w);
+  dnnl_backend::packed_weights(second, 1, plain, layout_of(w, tag::OIhw16i16o));
+  EXPECT_TRUE(second.prepacked(1));
+  EXPECT_TRUE(packed.holds(1));
+  EXPECT_TRUE(packed.unpack(1).equals(w));
 }
 
 }  // namespace

@@ -6,12 +6,14 @@
 // primitive call per fused node. A channels-last FusedConv (the layout
 // pass's) reads and writes NHWC, which oneDNN's brgconv computes directly; a
 // channels-first node reorders its input and output around the call to the
-// layout the convolution picks. Without a plan,
+// layout the convolution picks. A 3x3 stride-1 convolution runs as oneDNN's
+// Winograd convolution where that measured faster (prefers_winograd). Without a plan,
 // or for what oneDNN is not asked to do (non-float types), the reference
 // kernel runs.
 #include "inferlab/kernels/dnnl/dnnl_kernels.h"
 
 #include <cstring>
+#include <string>
 
 #include "inferlab/kernels/dnnl/dnnl_call.h"
 #include "inferlab/kernels/dnnl/dnnl_post_ops.h"
@@ -29,6 +31,9 @@ using tag = dnnl::memory::format_tag;
 constexpr size_t kResidual = 3;
 
 struct ConvState : KernelState {
+  std::string implementation() const override { return implementation_name; }
+
+  std::string implementation_name;  // oneDNN's, e.g. "brgconv:avx512_core"
   DnnlCall conv;
   LayoutAdapter layouts;      // user X and Y <-> the convolution's layouts
   DnnlCall residual_reorder;  // Z -> the convolution's destination (sum post-op)
@@ -47,62 +52,118 @@ dnnl::memory::desc user_weights_desc(const Shape& w, int64_t group) {
   return plain_desc(grouped);
 }
 
+// Winograd weights larger than this stream from memory once per image at
+// batch 1, and then gain nothing over the direct convolution.
+constexpr int64_t kWinogradWeightBytes = int64_t{1} << 20;
+constexpr int64_t kWinogradBatch = 4;
+
+// oneDNN's Winograd convolution (F(2,3) for small batches, F(4,3) for larger
+// ones) computes a 3x3 stride-1 convolution in 0.5-0.8 of the direct
+// kernel's time on this machine where its transformed weights (16/9 or 36/9
+// the size of the original) stay in cache: small weights, or a batch that
+// reuses them (resnet50's per-layer times in docs/performance.md). It rounds
+// differently from the direct convolution, within FP32 tolerance.
+bool prefers_winograd(const Shape& x, const Shape& w, int64_t group,
+                      const reference::WindowGeometry& g) {
+  if (group != 1 || x.size() != 4 || w[2] != 3 || w[3] != 3) return false;
+  for (size_t i = 0; i < g.rank(); ++i) {
+    if (g.strides[i] != 1 || g.dilations[i] != 1) return false;
+  }
+  return x[0] >= kWinogradBatch ||
+         shape_numel(w) * static_cast<int64_t>(sizeof(float)) <= kWinogradWeightBytes;
+}
+
+dnnl::memory::desc any_layout(const dnnl::memory::desc& desc) {
+  return dnnl::memory::desc(desc.dims(), dnnl::memory::data_type::f32, tag::any);
+}
+
+// One convolution as oneDNN describes it, with the tensors' own layouts.
+struct ConvProblem {
+  dnnl::memory::desc src, weights, bias, dst;
+  dnnl::memory::dims strides, dilations, pads_begin, pads_end;
+  bool channels_last = false;
+  bool winograd = false;  // try oneDNN's Winograd convolution first
+
+  // The primitive for it: Winograd (with plain-or-blocked activations left
+  // to oneDNN: it takes no channels-last ones) when asked for and oneDNN has
+  // one for these channel counts and this ISA, else the direct convolution.
+  // Channels-last activations are asked for as they are: the layout pass
+  // chose them so that no reorder runs between convolutions.
+  dnnl::convolution_forward::primitive_desc primitive(const dnnl::primitive_attr& attr) const {
+    if (winograd) {
+      try {
+        return dnnl::convolution_forward::primitive_desc(
+            describe(dnnl::algorithm::convolution_winograd, false), attr, cpu_engine());
+      } catch (const dnnl::error&) {
+      }
+    }
+    return dnnl::convolution_forward::primitive_desc(
+        describe(dnnl::algorithm::convolution_direct, channels_last), attr, cpu_engine());
+  }
+
+  dnnl::convolution_forward::desc describe(dnnl::algorithm algorithm, bool user_layouts) const {
+    return dnnl::convolution_forward::desc(
+        dnnl::prop_kind::forward_inference, algorithm, user_layouts ? src : any_layout(src),
+        any_layout(weights), bias, user_layouts ? dst : any_layout(dst), strides, dilations,
+        pads_begin, pads_end);
+  }
+};
+
+ConvProblem conv_problem(PrepareContext& ctx, bool fused) {
+  const NodeInfo& node = ctx.node();
+  const ValueFacts& w = ctx.input(1);
+  ConvProblem problem;
+  problem.channels_last = fused && layout::is_channels_last(node);
+  // oneDNN's dims are always N, C, spatial...; the layout is in the desc.
+  const auto logical = [&](const Shape& shape) {
+    return problem.channels_last ? layout::to_channels_first(shape) : shape;
+  };
+  const auto user_desc = [&](const Shape& dims) {
+    return problem.channels_last ? channels_last_desc(dims) : plain_desc(dims);
+  };
+  const Shape x = logical(ctx.input(0).shape);
+  const int64_t group = node.attr_int("group", 1);
+  const reference::WindowGeometry g = reference::resolve_window(
+      node, Shape(x.begin() + 2, x.end()), reference::kernel_from_weights(node, w.shape), {});
+  problem.src = user_desc(x);
+  problem.dst = user_desc(logical(ctx.output(0).shape));
+  problem.weights = user_weights_desc(w.shape, group);
+  if (ctx.has_input(2)) problem.bias = plain_desc(ctx.input(2).shape);
+  problem.strides = to_dims(g.strides);
+  for (int64_t d : g.dilations) problem.dilations.push_back(d - 1);  // oneDNN counts the gaps
+  problem.pads_begin = to_dims(g.pads_begin);
+  problem.pads_end = to_dims(g.pads_end);
+  problem.winograd = prefers_winograd(x, w.shape, group, g);
+  return problem;
+}
+
 std::unique_ptr<KernelState> prepare_conv(PrepareContext& ctx, bool fused) {
   const NodeInfo& node = ctx.node();
-  const ValueFacts& x_facts = ctx.input(0);
-  const ValueFacts& w = ctx.input(1);
+  const ValueFacts& x = ctx.input(0);
   const bool has_bias = ctx.has_input(2);
   const bool has_residual = fused && ctx.has_input(kResidual);
-  if (x_facts.dtype != DataType::kFloat32 || w.value == nullptr || x_facts.shape.size() < 3 ||
-      x_facts.shape.size() > 5 || (has_bias && ctx.input(2).value == nullptr) ||
+  if (x.dtype != DataType::kFloat32 || ctx.input(1).value == nullptr || x.shape.size() < 3 ||
+      x.shape.size() > 5 || (has_bias && ctx.input(2).value == nullptr) ||
       ctx.output(0).dtype != DataType::kFloat32) {
     return nullptr;  // the reference kernel handles it
   }
-  const bool channels_last = fused && layout::is_channels_last(node);
-  // oneDNN's dims are always N, C, spatial...; the layout is in the desc.
-  const Shape x = channels_last ? layout::to_channels_first(x_facts.shape) : x_facts.shape;
-  const Shape y =
-      channels_last ? layout::to_channels_first(ctx.output(0).shape) : ctx.output(0).shape;
-  const int64_t group = node.attr_int("group", 1);
-  const Shape spatial(x.begin() + 2, x.end());
-  const reference::WindowGeometry g = reference::resolve_window(
-      node, spatial, reference::kernel_from_weights(node, w.shape), reference::WindowOptions{});
-
-  const dnnl::memory::desc user_src = channels_last ? channels_last_desc(x) : plain_desc(x);
-  const dnnl::memory::desc user_dst = channels_last ? channels_last_desc(y) : plain_desc(y);
-  const dnnl::memory::desc user_weights = user_weights_desc(w.shape, group);
-  const auto any = [](const dnnl::memory::desc& desc) {
-    return dnnl::memory::desc(desc.dims(), dnnl::memory::data_type::f32, tag::any);
-  };
-  // Channels-last activations are asked for as they are: the layout pass
-  // chose them so that no reorder runs between convolutions.
-  const auto activation_desc = [&](const dnnl::memory::desc& user) {
-    return channels_last ? user : any(user);
-  };
-  dnnl::memory::dims dilations;
-  for (int64_t d : g.dilations) dilations.push_back(d - 1);  // oneDNN counts the gaps
-  const dnnl::memory::desc bias_desc =
-      has_bias ? plain_desc(ctx.input(2).shape) : dnnl::memory::desc();
-  const dnnl::convolution_forward::desc desc(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-      activation_desc(user_src), any(user_weights), bias_desc, activation_desc(user_dst),
-      to_dims(g.strides), dilations, to_dims(g.pads_begin), to_dims(g.pads_end));
-
+  const ConvProblem problem = conv_problem(ctx, fused);
   dnnl::post_ops ops;
   if (has_residual) ops.append_sum(1.0f);  // Y = act(conv + Z): the sum comes first
   if (fused) append_activation(fused::parse_activation(node), ops);
   dnnl::primitive_attr attr;
   attr.set_post_ops(ops);
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  const dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+  const dnnl::convolution_forward::primitive_desc pd = problem.primitive(attr);
 
   auto state = std::make_unique<ConvState>();
-  state->weights = packed_weights(ctx, 1, user_weights, pd.weights_desc());
+  state->implementation_name = pd.impl_info_str();
+  state->weights = packed_weights(ctx, 1, problem.weights, pd.weights_desc());
   if (has_bias) state->bias = ctx.input(2).value->raw_data();
   state->output_shape = ctx.output(0).shape;
-  state->layouts = LayoutAdapter(user_src, pd.src_desc(), pd.dst_desc(), user_dst,
+  state->layouts = LayoutAdapter(problem.src, pd.src_desc(), pd.dst_desc(), problem.dst,
                                  align_scratch(pd.scratchpad_desc().get_size()));
-  if (has_residual) state->residual_reorder = make_reorder(user_dst, pd.dst_desc());
+  if (has_residual) state->residual_reorder = make_reorder(problem.dst, pd.dst_desc());
   state->scratch_bytes = state->layouts.end();
   std::vector<std::pair<int, dnnl::memory::desc>> arguments = {
       {DNNL_ARG_SRC, pd.src_desc()},

@@ -24,6 +24,12 @@ dnnl::memory::desc desc_from(const std::string& bytes, size_t input) {
   return desc;
 }
 
+// A plain or blocked layout permutes the original's floats, and reorders
+// back; oneDNN's Winograd layout holds transformed values and does not.
+bool reversible(const dnnl::memory::desc& layout) {
+  return layout.data.format_kind == dnnl_blocked;
+}
+
 }  // namespace
 
 PackedWeightsCache::PackedWeightsCache(const std::vector<PackedCopy>& copies) {
@@ -86,21 +92,27 @@ std::shared_ptr<AlignedBytes> PackedWeightsCache::get(size_t input, const Tensor
   return packed->layouts.back().second;
 }
 
-Tensor PackedWeightsCache::unpack(size_t index) const {
-  const Packed* packed = find(index);
-  if (packed == nullptr || packed->layouts.empty()) {
-    fail(ErrorCode::kRuntime, "oneDNN: input {} was never packed", index);
+const std::pair<dnnl::memory::desc, std::shared_ptr<AlignedBytes>>*
+PackedWeightsCache::reversible_layout(size_t input) const {
+  const Packed* packed = find(input);
+  if (packed == nullptr) return nullptr;
+  for (const auto& layout : packed->layouts) {
+    if (reversible(layout.first)) return &layout;
   }
-  Tensor original = Tensor::uninitialized(DataType::kFloat32, packed->shape);
-  const auto& [desc, bytes] = packed->layouts.front();
-  reorder_into(desc, bytes->data(), packed->user, original.raw_data());
+  return nullptr;
+}
+
+Tensor PackedWeightsCache::unpack(size_t index) const {
+  const auto* layout = reversible_layout(index);
+  if (layout == nullptr) {
+    fail(ErrorCode::kRuntime, "oneDNN: input {} has no packed copy that reorders back", index);
+  }
+  Tensor original = Tensor::uninitialized(DataType::kFloat32, find(index)->shape);
+  reorder_into(layout->first, layout->second->data(), find(index)->user, original.raw_data());
   return original;
 }
 
-bool PackedWeightsCache::holds(size_t index) const {
-  const Packed* packed = find(index);
-  return packed != nullptr && !packed->layouts.empty();
-}
+bool PackedWeightsCache::holds(size_t index) const { return reversible_layout(index) != nullptr; }
 
 size_t PackedWeightsCache::packed_bytes() const {
   size_t total = 0;
@@ -133,7 +145,7 @@ std::shared_ptr<AlignedBytes> packed_weights(PrepareContext& ctx, size_t input,
   auto* weights = dynamic_cast<PackedWeightsCache*>(cache.get());
   if (weights == nullptr) ctx.node().fail(ErrorCode::kRuntime, "node cache holds another kind");
   std::shared_ptr<AlignedBytes> packed = weights->get(input, *facts.value, user, wanted);
-  ctx.set_prepacked(input);
+  if (reversible(wanted)) ctx.set_prepacked(input);
   return packed;
 }
 

@@ -16,9 +16,10 @@ namespace inferlab::kernels::dnnl_backend {
 // A node's constant inputs prepacked per layout oneDNN asked for (plans of
 // different input shapes may ask for different ones); kept in the node's
 // cache (PrepareContext::node_cache), so every plan of a session shares them.
-// The first layout of each input also stands for the original, which the
-// runtime may release: unpack() reorders it back to the plain layout (a
-// permutation of the same floats, so bit for bit).
+// The first plain or blocked layout of each input also stands for the
+// original, which the runtime may release: unpack() reorders it back to the
+// plain layout (a permutation of the same floats, so bit for bit). A
+// Winograd layout (transformed values) stands for nothing.
 class PackedWeightsCache : public PackedConstants {
  public:
   PackedWeightsCache() = default;
@@ -28,8 +29,8 @@ class PackedWeightsCache : public PackedConstants {
   explicit PackedWeightsCache(const std::vector<PackedCopy>& copies);
 
   // Input `input` (`value`, its bytes described by `user`) in layout
-  // `wanted`, reordered on the first request: from `value`, or from the
-  // first layout when `value` is a stand-in without data.
+  // `wanted`, reordered on the first request: from `value`, or from a
+  // layout that reorders back when `value` is a stand-in without data.
   std::shared_ptr<AlignedBytes> get(size_t input, const Tensor& value,
                                     const dnnl::memory::desc& user,
                                     const dnnl::memory::desc& wanted);
@@ -48,6 +49,9 @@ class PackedWeightsCache : public PackedConstants {
   };
   Packed* find(size_t input);
   const Packed* find(size_t input) const;
+  // The first layout of `input` that reorders back to the original.
+  const std::pair<dnnl::memory::desc, std::shared_ptr<AlignedBytes>>* reversible_layout(
+      size_t input) const;
 
   std::vector<Packed> inputs_;
   int64_t packed_here_ = 0;
@@ -57,8 +61,9 @@ class PackedWeightsCache : public PackedConstants {
 // prepacked as `wanted`, from the node's cache (created on first use; a
 // PackedConstants, so the runtime may release the original: a later call may
 // get a stand-in without data, and packs from the copy it holds). Declares
-// the input prepacked (PrepareContext::set_prepacked): the state must bind
-// the returned copy and never read the input.
+// the input prepacked (PrepareContext::set_prepacked) when `wanted` reorders
+// back to the original (not a Winograd layout, which keeps the original in
+// place): the state must bind the returned copy and never read the input.
 std::shared_ptr<AlignedBytes> packed_weights(PrepareContext& ctx, size_t input,
                                              const dnnl::memory::desc& user,
                                              const dnnl::memory::desc& wanted);
