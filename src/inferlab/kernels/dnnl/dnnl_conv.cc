@@ -52,25 +52,29 @@ dnnl::memory::desc user_weights_desc(const Shape& w, int64_t group) {
   return plain_desc(grouped);
 }
 
-// Winograd weights larger than this stream from memory once per image at
-// batch 1, and then gain nothing over the direct convolution.
-constexpr int64_t kWinogradWeightBytes = int64_t{1} << 20;
-constexpr int64_t kWinogradBatch = 4;
-
 // oneDNN's Winograd convolution (F(2,3) for small batches, F(4,3) for larger
 // ones) computes a 3x3 stride-1 convolution in 0.5-0.8 of the direct
-// kernel's time on this machine where its transformed weights (16/9 or 36/9
-// the size of the original) stay in cache: small weights, or a batch that
-// reuses them (resnet50's per-layer times in docs/performance.md). It rounds
-// differently from the direct convolution, within FP32 tolerance.
+// kernel's time on this machine where its transformed weights stay in
+// cache: small weights, or a batch that reuses them (resnet50's per-layer
+// times in docs/performance.md). Larger weights gain nothing at batch 1,
+// where they stream from memory once per image. The cost is memory: the
+// transformed weights (16/9 or 36/9 of the original) are kept beside the
+// original, which they cannot be reordered back into, and F(4,3)'s
+// scratchpad grows with the weights (53 MB for 512 channels at batch 16).
+// It rounds differently from the direct convolution, within FP32 tolerance.
+constexpr int64_t kWinogradWeightBytes = int64_t{1} << 20;
+constexpr int64_t kWinogradBatch = 4;
+constexpr int64_t kWinogradBatchWeightBytes = int64_t{4} << 20;
+
 bool prefers_winograd(const Shape& x, const Shape& w, int64_t group,
                       const reference::WindowGeometry& g) {
   if (group != 1 || x.size() != 4 || w[2] != 3 || w[3] != 3) return false;
   for (size_t i = 0; i < g.rank(); ++i) {
     if (g.strides[i] != 1 || g.dilations[i] != 1) return false;
   }
-  return x[0] >= kWinogradBatch ||
-         shape_numel(w) * static_cast<int64_t>(sizeof(float)) <= kWinogradWeightBytes;
+  const int64_t weight_bytes = shape_numel(w) * static_cast<int64_t>(sizeof(float));
+  return weight_bytes <=
+         (x[0] >= kWinogradBatch ? kWinogradBatchWeightBytes : kWinogradWeightBytes);
 }
 
 dnnl::memory::desc any_layout(const dnnl::memory::desc& desc) {
