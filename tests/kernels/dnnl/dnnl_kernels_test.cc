@@ -219,7 +219,7 @@ TEST(DnnlMatMul, GemmMatchesWithTransposesAndEveryCShape) {
 
 TEST(DnnlMatMul, FusedFormsMatchWithBiasAndActivation) {
   uint32_t seed = 900;
-  for (const std::string activation : {"", "Relu", "Gelu", "Tanh"}) {
+  for (const std::string activation : {"", "Relu", "Gelu", "GeluTanh", "Tanh"}) {
     Case matmul{"ai.inferlab", "FusedMatMul", {{"activation", string_attr(activation)}}, {}};
     matmul.inputs = {random_float_tensor({2, 3, 24}, seed), random_float_tensor({24, 40}, seed + 1),
                      random_float_tensor({40}, seed + 2)};
