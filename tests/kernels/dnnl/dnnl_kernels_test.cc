@@ -177,6 +177,7 @@ TEST(DnnlMatMul, MatMulMatchesWithBatchBroadcastingAndConstantOrRunTimeB) {
       {"3-D by 2-D", {2, 5, 16}, {16, 31}},
       {"batched", {3, 4, 9}, {3, 9, 5}},
       {"batch broadcast", {2, 1, 6, 8}, {3, 8, 5}},
+      {"4-D by 3-D of batch 1", {2, 3, 6, 8}, {1, 8, 5}},
   };
   uint32_t seed = 700;
   for (const MatMulCase& m : cases) {
@@ -188,6 +189,37 @@ TEST(DnnlMatMul, MatMulMatchesWithBatchBroadcastingAndConstantOrRunTimeB) {
       seed += 2;
     }
   }
+}
+
+// [..., M, K] x [K, N] runs as one 2-D product, the only form for which
+// oneDNN 2.6 prepacks B into a blocked layout: a 3-D one kept it plain and
+// ran at half the speed.
+TEST(DnnlMatMul, AConstantBOfABatchedProductIsPrepackedBlocked) {
+  for (const Shape& b : {Shape{768, 256}, Shape{1, 768, 256}}) {
+    const Case c{
+        "", "MatMul", {}, {random_float_tensor({1, 64, 768}, 5), random_float_tensor(b, 6)}};
+    std::shared_ptr<KernelState> cache;
+    ASSERT_TRUE(run(fast_registry(), c, true, &cache).prepared);
+    const auto* packed = dynamic_cast<const PackedConstants*>(cache.get());
+    ASSERT_NE(packed, nullptr);
+    const std::vector<PackedCopy> copies = packed->copies();
+    ASSERT_EQ(copies.size(), 1u);
+    dnnl_memory_desc_t layout;
+    ASSERT_EQ(copies[0].layout.size(), sizeof(layout));
+    std::memcpy(&layout, copies[0].layout.data(), sizeof(layout));
+    EXPECT_EQ(layout.ndims, 2) << shape_to_string(b);
+    EXPECT_GT(layout.format_desc.blocking.inner_nblks, 0) << shape_to_string(b) << ": plain";
+  }
+}
+
+// FusedMatMul over a folded product with its bias known at prepare or only
+// at run time (a post-op then).
+TEST(DnnlMatMul, AFoldedProductAddsAConstantOrRunTimeBias) {
+  const Tensor a = random_float_tensor({2, 3, 24}, 30);
+  const Tensor b = random_float_tensor({24, 40}, 31);
+  const Tensor bias = random_float_tensor({40}, 32);
+  expect_matches_reference({"ai.inferlab", "FusedMatMul", {}, {a, b, bias}}, "constant bias");
+  expect_matches_reference({"ai.inferlab", "FusedMatMul", {}, {a, b, bias}, {1}}, "run-time bias");
 }
 
 TEST(DnnlMatMul, GemmMatchesWithTransposesAndEveryCShape) {

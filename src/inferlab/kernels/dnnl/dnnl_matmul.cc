@@ -63,16 +63,12 @@ std::optional<int64_t> folded_rows(const Shape& a, const Shape& b) {
 }
 
 // The addend (bias, Gemm's C or a run-time addend) as oneDNN sees it: at the
-// output's rank, or for a folded product [1, N] (one row for every row) or
-// [rows, N] (the output's own shape); none when it broadcasts otherwise.
+// output's rank, or [1, N] for a folded product (FusedMatMul's bias is [N];
+// Gemm is never folded); none for any other shape.
 std::optional<Shape> addend_shape(const Shape& addend, const Shape& y,
                                   const std::optional<int64_t>& rows) {
   if (!rows) return padded(addend, y.size());
-  const int64_t columns = y.back();
-  if (shape_numel(addend) == columns && (addend.empty() || addend.back() == columns)) {
-    return Shape{1, columns};
-  }
-  if (padded(addend, y.size()) == y) return Shape{*rows, columns};
+  if (addend.size() == 1 && addend[0] == y.back()) return Shape{1, y.back()};
   return std::nullopt;
 }
 
