@@ -192,8 +192,8 @@ TEST(DnnlMatMul, MatMulMatchesWithBatchBroadcastingAndConstantOrRunTimeB) {
 }
 
 // [..., M, K] x [K, N] runs as one 2-D product, the only form for which
-// oneDNN 2.6 prepacks B into a blocked layout: a 3-D one kept it plain and
-// ran at half the speed.
+// oneDNN 2.6 prepacks B into a blocked layout (with AVX-512: its AVX2 gemm
+// takes B plain): a 3-D one kept it plain and ran at half the speed.
 TEST(DnnlMatMul, AConstantBOfABatchedProductIsPrepackedBlocked) {
   for (const Shape& b : {Shape{768, 256}, Shape{1, 768, 256}}) {
     const Case c{
@@ -208,7 +208,9 @@ TEST(DnnlMatMul, AConstantBOfABatchedProductIsPrepackedBlocked) {
     ASSERT_EQ(copies[0].layout.size(), sizeof(layout));
     std::memcpy(&layout, copies[0].layout.data(), sizeof(layout));
     EXPECT_EQ(layout.ndims, 2) << shape_to_string(b);
-    EXPECT_GT(layout.format_desc.blocking.inner_nblks, 0) << shape_to_string(b) << ": plain";
+    if (dnnl_backend::dnnl_isa_name().rfind("avx512", 0) == 0) {  // brgemm's layout
+      EXPECT_GT(layout.format_desc.blocking.inner_nblks, 0) << shape_to_string(b) << ": plain";
+    }
   }
 }
 
