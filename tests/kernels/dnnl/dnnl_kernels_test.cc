@@ -97,8 +97,9 @@ TEST(DnnlConv, MatchesTheReferenceConvOnAwkwardShapes) {
   }
 }
 
-// Winograd where it measured faster: 3x3 stride 1 with weights up to 1 MiB,
-// or 4 MiB at a batch of 4 or more; oneDNN has it for AVX-512 only.
+// Winograd where it measured faster: 3x3 stride 1, channels in whole blocks
+// of 16, weights up to 1 MiB, or 4 MiB at a batch of 4 or more; oneDNN has
+// it for AVX-512 only.
 TEST(DnnlConv, SmallThreeByThreeConvolutionsRunAsWinograd) {
   if (dnnl_backend::dnnl_isa_name().rfind("avx512", 0) != 0) {
     GTEST_SKIP() << "oneDNN's Winograd convolution needs AVX-512; this process runs "
@@ -116,6 +117,11 @@ TEST(DnnlConv, SmallThreeByThreeConvolutionsRunAsWinograd) {
       {{"weights over 4 MiB at batch 4",
         {4, 512, 4, 4},
         {512, 512, 3, 3},
+        {{"pads", ints_attr({1, 1, 1, 1})}}},
+       false},
+      {{"24 output channels: a partial block of 16",
+        {1, 96, 20, 20},
+        {24, 96, 3, 3},
         {{"pads", ints_attr({1, 1, 1, 1})}}},
        false},
       {{"stride 2",
