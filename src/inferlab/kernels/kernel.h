@@ -198,6 +198,8 @@ class PackedConstants : public KernelState {
   // Every copy held, for a plan file to keep (PackedCopy), in the order a
   // restore (kernels/dnnl/packed_weights.h) expects.
   virtual std::vector<PackedCopy> copies() const = 0;
+  // How many copies() would return, without building them.
+  virtual size_t copy_count() const = 0;
 };
 
 // What a prepare function sees: the node, every input's and output's type

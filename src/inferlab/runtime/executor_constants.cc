@@ -152,7 +152,7 @@ WeightMemory GraphExecutor::weight_memory() const {
     if (const kernels::PackedConstants* cache = packed_constants(node->node_cache)) {
       memory.packed_bytes += static_cast<int64_t>(cache->packed_bytes());
       memory.packed_here += cache->packed_here();
-      memory.packed_copies += static_cast<int64_t>(cache->copies().size());
+      memory.packed_copies += static_cast<int64_t>(cache->copy_count());
     }
   }
   return memory;

@@ -55,6 +55,7 @@ TEST_F(PackedWeightsTest, ALayoutAskedForAfterReleaseIsPackedFromTheCopy) {
   const auto& packed = dynamic_cast<const PackedConstants&>(*cache_);
   EXPECT_TRUE(packed.unpack(1).equals(w_));
   EXPECT_EQ(packed.packed_here(), 2);
+  EXPECT_EQ(packed.copy_count(), 2u);
 }
 
 TEST_F(PackedWeightsTest, RestoredCopiesAreHandedOutAsTheyAreWithoutAReorder) {
@@ -63,6 +64,7 @@ TEST_F(PackedWeightsTest, RestoredCopiesAreHandedOutAsTheyAreWithoutAReorder) {
       dnnl_backend::packed_weights(first, 1, plain_, layout_of(w_, tag::AB16b16a));
   const std::vector<PackedCopy> copies = dynamic_cast<const PackedConstants&>(*cache_).copies();
   ASSERT_EQ(copies.size(), 1u);
+  EXPECT_EQ(dynamic_cast<const PackedConstants&>(*cache_).copy_count(), 1u);
   EXPECT_EQ(copies[0].input, 1u);
   EXPECT_EQ(copies[0].shape, w_.shape());
 

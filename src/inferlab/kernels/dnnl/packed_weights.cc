@@ -149,4 +149,10 @@ std::shared_ptr<AlignedBytes> packed_weights(PrepareContext& ctx, size_t input,
   return packed;
 }
 
+size_t PackedWeightsCache::copy_count() const {
+  size_t count = 0;
+  for (const Packed& packed : inputs_) count += packed.layouts.size();
+  return count;
+}
+
 }  // namespace inferlab::kernels::dnnl_backend

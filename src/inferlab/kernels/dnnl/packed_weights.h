@@ -39,6 +39,7 @@ class PackedWeightsCache : public PackedConstants {
   size_t packed_bytes() const override;
   int64_t packed_here() const override { return packed_here_; }
   std::vector<PackedCopy> copies() const override;
+  size_t copy_count() const override;
 
  private:
   struct Packed {
