@@ -197,6 +197,31 @@ TEST(DnnlMatMul, MatMulMatchesWithBatchBroadcastingAndConstantOrRunTimeB) {
   }
 }
 
+// oneDNN 2.6 raised SIGFPE creating a matmul with K = 0; every empty
+// tensor stays on the reference kernel, whose result is checked here.
+TEST(DnnlKernels, EmptyTensorsStayOnTheReference) {
+  const std::vector<std::pair<std::string, Case>> cases = {
+      {"MatMul, K = 0",
+       {"", "MatMul", {}, {random_float_tensor({2, 3, 0}, 40), random_float_tensor({0, 5}, 41)}}},
+      {"MatMul, N = 0",
+       {"", "MatMul", {}, {random_float_tensor({2, 3, 4}, 42), random_float_tensor({4, 0}, 43)}}},
+      {"MatMul, M = 0",
+       {"", "MatMul", {}, {random_float_tensor({0, 4}, 44), random_float_tensor({4, 5}, 45)}}},
+      {"Conv, batch 0",
+       {"",
+        "Conv",
+        {{"pads", ints_attr({1, 1, 1, 1})}},
+        {random_float_tensor({0, 16, 5, 5}, 46), random_float_tensor({16, 16, 3, 3}, 47)}}},
+  };
+  for (const auto& [label, c] : cases) {
+    const Outcome fast = run(fast_registry(), c, true);
+    const Outcome reference = run(OpRegistry::reference(), c, false);
+    EXPECT_FALSE(fast.prepared) << label;
+    EXPECT_EQ(fast.output.shape(), reference.output.shape()) << label;
+    EXPECT_TRUE(fast.output.equals(reference.output)) << label;
+  }
+}
+
 // [..., M, K] x [K, N] runs as one 2-D product, the only form for which
 // oneDNN 2.6 prepacks B into a blocked layout (with AVX-512: its AVX2 gemm
 // takes B plain): a 3-D one kept it plain and ran at half the speed.

@@ -184,4 +184,14 @@ size_t align_scratch(size_t bytes) {
   return (bytes + kAlignment - 1) / kAlignment * kAlignment;
 }
 
+bool has_empty_tensor(const PrepareContext& ctx) {
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (ctx.has_input(i) && shape_numel(ctx.input(i).shape) == 0) return true;
+  }
+  for (size_t i = 0; i < ctx.num_outputs(); ++i) {
+    if (shape_numel(ctx.output(i).shape) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace inferlab::kernels::dnnl_backend

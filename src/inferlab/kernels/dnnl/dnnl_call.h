@@ -101,12 +101,18 @@ std::unique_ptr<KernelState> prepare_or_decline(Prepare&& prepare) {
   }
 }
 
+// Whether any input or output of the node holds no elements. oneDNN 2.6
+// divides by zero creating some primitives for them (a matmul with K or N
+// of 0 raised SIGFPE), so empty tensors stay on the reference kernels.
+bool has_empty_tensor(const PrepareContext& ctx);
+
 // A reference kernel made oneDNN-backed: `prepare` (declined cases and
 // oneDNN's own refusals give no state) builds a State for the plan, and
 // compute runs `run` with it, or the reference compute without one.
 template <typename State, typename Prepare, typename Run>
 OpKernel on_dnnl(OpKernel kernel, Prepare prepare, Run run) {
-  kernel.prepare = [prepare](PrepareContext& ctx) {
+  kernel.prepare = [prepare](PrepareContext& ctx) -> std::unique_ptr<KernelState> {
+    if (has_empty_tensor(ctx)) return nullptr;
     return prepare_or_decline([&] { return prepare(ctx); });
   };
   kernel.compute = [reference = kernel.compute, run](KernelContext& ctx) {

@@ -59,6 +59,7 @@ std::optional<int64_t> folded_rows(const Shape& a, const Shape& b) {
     if (b[i] != 1) return std::nullopt;
   }
   if (a.size() <= 2 && b.size() <= 2) return std::nullopt;  // already 2-D
+  if (a.back() == 0 || b.back() == 0) return std::nullopt;  // nothing to divide by
   return shape_numel(a) / a.back();
 }
 
