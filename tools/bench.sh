@@ -71,3 +71,10 @@ for model in resnet50_op17 encoder_op17; do
   "$build_dir/benchmarks/load_time/load_time" "$cache_dir/models/$model.onnx" --rounds 5 \
     --json "$out_dir/load_time_${model}.json"
 done
+
+echo
+echo "== oneDNN primitive forms behind the kernel choices (Winograd, folded matmul, GELU, append_dw)"
+for threads in 1 2; do
+  "$build_dir/benchmarks/dnnl_forms/dnnl_forms" --threads "$threads" --rounds 10 \
+    --json "$out_dir/dnnl_forms_t${threads}.json"
+done

@@ -2,21 +2,15 @@
 // primitive in planned runs: batch dims broadcast as numpy does (ranks are
 // equalized with leading 1s), Gemm's transposes are strides, a constant B is
 // prepacked once into the layout oneDNN picks, and the bias, Gemm's C and
-// the activation are post-ops of the one call, except the GELUs: oneDNN
-// 2.6's matmul applies them slowly (a [128, 768] x [768, 3072] product at 1
-// thread: 4.5 ms, 6.5 ms with gelu_erf, 12.7 ms with gelu_tanh), so they run
-// on InferLab's vectorized kernel over the product, split over the same
-// threads. The reference kernel runs
+// the activation are post-ops of the one call. The reference kernel runs
 // without a plan and for what is not mapped: non-float types, 1-D operands,
 // Gemm with alpha != 1 or beta != 1 (with a C).
 #include <optional>
 
-#include "inferlab/kernels/cpu/parallel.h"
 #include "inferlab/kernels/dnnl/dnnl_call.h"
 #include "inferlab/kernels/dnnl/dnnl_kernels.h"
 #include "inferlab/kernels/dnnl/dnnl_post_ops.h"
 #include "inferlab/kernels/dnnl/packed_weights.h"
-#include "inferlab/kernels/fused/activation.h"
 #include "inferlab/kernels/fused/conv_fusion_kernels.h"
 #include "inferlab/kernels/reference/nn_ops.h"
 
@@ -30,7 +24,6 @@ struct MatMulState : KernelState {
   std::shared_ptr<AlignedBytes> packed_b;  // null: B is bound per run
   const void* bias = nullptr;              // FusedMatMul's constant bias
   int addend_input = -1;                   // Gemm's C, or FusedMatMul's run-time bias
-  fused::Activation after;                 // applied by InferLab after the call
   size_t scratchpad_bytes = 0;
   Shape output_shape;
 };
@@ -53,7 +46,8 @@ dnnl::memory::desc transposed_desc(const Shape& stored) {
 // [rows, K] x [K, N] product, rows = the product of A's leading dims. oneDNN
 // 2.6 prepacks B into its blocked layout for that 2-D form only: a 3-D
 // [1, K, N] B keeps the plain layout, and [1, 128, 768] x [768, 3072] takes
-// 9.1 ms at 1 thread against 4.3 ms folded. Returns the rows, or none.
+// 8.1 ms at 1 thread against 4.0 ms folded (benchmarks/dnnl_forms). Returns
+// the rows, or none.
 std::optional<int64_t> folded_rows(const Shape& a, const Shape& b) {
   for (size_t i = 0; i + 2 < b.size(); ++i) {
     if (b[i] != 1) return std::nullopt;
@@ -71,11 +65,6 @@ std::optional<Shape> addend_shape(const Shape& addend, const Shape& y,
   if (!rows) return padded(addend, y.size());
   if (addend.size() == 1 && addend[0] == y.back()) return Shape{1, y.back()};
   return std::nullopt;
-}
-
-bool is_gelu(const fused::Activation& activation) {
-  return activation.kind == fused::ActivationKind::kGelu ||
-         activation.kind == fused::ActivationKind::kGeluTanh;
 }
 
 bool gemm_form(Form form) { return form == Form::kGemm || form == Form::kFusedGemm; }
@@ -138,12 +127,7 @@ std::unique_ptr<KernelState> prepare_matmul(PrepareContext& ctx, Form form) {
     }
   }
   if (form == Form::kFusedMatMul || form == Form::kFusedGemm) {
-    const fused::Activation activation = fused::parse_activation(node);
-    if (is_gelu(activation)) {
-      state->after = activation;
-    } else {
-      append_activation(activation, ops);
-    }
+    append_activation(fused::parse_activation(node), ops);
   }
   dnnl::primitive_attr attr;
   attr.set_post_ops(ops);
@@ -177,12 +161,6 @@ void run_matmul(MatMulState& state, KernelContext& ctx) {
                       ctx.input(state.addend_input).raw_data());
   }
   state.matmul.execute(ctx.node());
-  if (state.after.kind != fused::ActivationKind::kNone) {
-    float* data = y.data<float>();
-    cpu::parallel_ranges(y.numel(), 1, 16, [&](int64_t begin, int64_t end) {
-      fused::apply_activation(state.after, data + begin, end - begin);
-    });
-  }
 }
 
 OpKernel with_dnnl(OpKernel kernel, Form form) {
