@@ -31,6 +31,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "inferlab/bench/statistics.h"
+#include "inferlab/kernels/cpu/parallel.h"
 #include "inferlab/kernels/fused/activation.h"
 
 namespace inferlab::benchmarks {
@@ -165,14 +166,9 @@ Form matmul(Workspace& w, int64_t rows, int64_t k, int64_t n, bool three_d,
   auto* data = static_cast<float*>(dst.get_data_handle());
   const kernels::fused::Activation after_product{activation, {0.0f, 0.0f}};
   auto after = [data, count, after_product] {
-#pragma omp parallel
-    {
-      const int64_t team = omp_get_num_threads();
-      const int64_t per = (count / team + 15) / 16 * 16;
-      const int64_t begin = std::min(count, omp_get_thread_num() * per);
-      const int64_t end = std::min(count, begin + per);
+    kernels::cpu::parallel_ranges(count, 1, 16, [&](int64_t begin, int64_t end) {
       kernels::fused::apply_activation(after_product, data + begin, end - begin);
-    }
+    });
   };
   return {label + " + InferLab " + name, sequence({product, after})};
 }

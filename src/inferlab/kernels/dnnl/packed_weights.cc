@@ -92,27 +92,28 @@ std::shared_ptr<AlignedBytes> PackedWeightsCache::get(size_t input, const Tensor
   return packed->layouts.back().second;
 }
 
-const std::pair<dnnl::memory::desc, std::shared_ptr<AlignedBytes>>*
-PackedWeightsCache::reversible_layout(size_t input) const {
-  const Packed* packed = find(input);
-  if (packed == nullptr) return nullptr;
-  for (const auto& layout : packed->layouts) {
+const PackedWeightsCache::Layout* PackedWeightsCache::reversible_layout(const Packed& packed) {
+  for (const Layout& layout : packed.layouts) {
     if (reversible(layout.first)) return &layout;
   }
   return nullptr;
 }
 
 Tensor PackedWeightsCache::unpack(size_t index) const {
-  const auto* layout = reversible_layout(index);
+  const Packed* packed = find(index);
+  const Layout* layout = packed != nullptr ? reversible_layout(*packed) : nullptr;
   if (layout == nullptr) {
     fail(ErrorCode::kRuntime, "oneDNN: input {} has no packed copy that reorders back", index);
   }
-  Tensor original = Tensor::uninitialized(DataType::kFloat32, find(index)->shape);
-  reorder_into(layout->first, layout->second->data(), find(index)->user, original.raw_data());
+  Tensor original = Tensor::uninitialized(DataType::kFloat32, packed->shape);
+  reorder_into(layout->first, layout->second->data(), packed->user, original.raw_data());
   return original;
 }
 
-bool PackedWeightsCache::holds(size_t index) const { return reversible_layout(index) != nullptr; }
+bool PackedWeightsCache::holds(size_t index) const {
+  const Packed* packed = find(index);
+  return packed != nullptr && reversible_layout(*packed) != nullptr;
+}
 
 size_t PackedWeightsCache::packed_bytes() const {
   size_t total = 0;
@@ -133,6 +134,12 @@ std::vector<PackedCopy> PackedWeightsCache::copies() const {
   return copies;
 }
 
+size_t PackedWeightsCache::copy_count() const {
+  size_t count = 0;
+  for (const Packed& packed : inputs_) count += packed.layouts.size();
+  return count;
+}
+
 std::shared_ptr<AlignedBytes> packed_weights(PrepareContext& ctx, size_t input,
                                              const dnnl::memory::desc& user,
                                              const dnnl::memory::desc& wanted) {
@@ -147,12 +154,6 @@ std::shared_ptr<AlignedBytes> packed_weights(PrepareContext& ctx, size_t input,
   std::shared_ptr<AlignedBytes> packed = weights->get(input, *facts.value, user, wanted);
   if (reversible(wanted)) ctx.set_prepacked(input);
   return packed;
-}
-
-size_t PackedWeightsCache::copy_count() const {
-  size_t count = 0;
-  for (const Packed& packed : inputs_) count += packed.layouts.size();
-  return count;
 }
 
 }  // namespace inferlab::kernels::dnnl_backend

@@ -42,17 +42,17 @@ class PackedWeightsCache : public PackedConstants {
   size_t copy_count() const override;
 
  private:
+  using Layout = std::pair<dnnl::memory::desc, std::shared_ptr<AlignedBytes>>;
   struct Packed {
     size_t input = 0;
     Shape shape;              // of the original (float32)
     dnnl::memory::desc user;  // the original's bytes, as first described
-    std::vector<std::pair<dnnl::memory::desc, std::shared_ptr<AlignedBytes>>> layouts;
+    std::vector<Layout> layouts;
   };
   Packed* find(size_t input);
   const Packed* find(size_t input) const;
-  // The first layout of `input` that reorders back to the original.
-  const std::pair<dnnl::memory::desc, std::shared_ptr<AlignedBytes>>* reversible_layout(
-      size_t input) const;
+  // The first layout of `packed` that reorders back to the original.
+  static const Layout* reversible_layout(const Packed& packed);
 
   std::vector<Packed> inputs_;
   int64_t packed_here_ = 0;
