@@ -1,6 +1,7 @@
 // batchnorm_folding on hand-built graphs: BatchNormalization after Conv
 // (grouped, with and without bias), ConvTranspose (grouped) and Gemm (both
-// transB), per-channel Mul/Add after Conv — and where it must not fire.
+// transB), per-channel Mul/Add after Conv, ConvTranspose and Gemm — and
+// where it must not fire.
 #include "conv_fusion_test_graph.h"
 
 namespace inferlab::optimizer {
@@ -105,6 +106,36 @@ TEST(BatchNormFolding, FoldsPerChannelMulAndAdd) {
       EXPECT_EQ(stats.changes.at(std::string("fused Conv+") + op), 1) << op;
       EXPECT_EQ(testing::count_op(g.model, op), 0) << op << " " << shape_to_string(shape);
     }
+  }
+}
+
+// PaddleOCR's head: ConvTranspose -> Add of a [1, M, 1, 1] bias -> BN.
+TEST(BatchNormFolding, FoldsAddAndBatchNormAfterConvTranspose) {
+  GraphBuilder g;
+  g.input("x", {1, 4, 5, 5});
+  g.node("ConvTranspose", {"x", g.constant("w", {4, 3, 2, 2})}, {"c"}, {{"strides", ints({2, 2})}});
+  g.node("Add", {"c", g.constant("k", {1, 3, 1, 1})}, {"a"});
+  add_bn(g, "a", "y", 3);
+  g.output("y");
+  const PassStats stats = testing::run_and_compare("batchnorm_folding", g.model);
+  EXPECT_EQ(stats.changes.at("fused ConvTranspose+Add"), 1);
+  EXPECT_EQ(stats.changes.at("fused ConvTranspose+BatchNormalization"), 1);
+  EXPECT_EQ(testing::count_op(g.model, "Add"), 0);
+  EXPECT_EQ(testing::count_op(g.model, "BatchNormalization"), 0);
+  EXPECT_EQ(testing::count_op(g.model, "ConvTranspose"), 1);
+}
+
+TEST(BatchNormFolding, FoldsPerColumnMulAndAddAfterGemm) {
+  for (const char* op : {"Mul", "Add"}) {
+    GraphBuilder g;
+    g.input("a", {3, 5});
+    g.node("Gemm", {"a", g.constant("b", {4, 5}), g.constant("c", {4})}, {"g"},
+           {{"transB", integer(1)}});
+    g.node(op, {g.constant("k", {4}), "g"}, {"y"});
+    g.output("y");
+    const PassStats stats = testing::run_and_compare("batchnorm_folding", g.model);
+    EXPECT_EQ(stats.changes.at(std::string("fused Gemm+") + op), 1) << op;
+    EXPECT_EQ(testing::count_op(g.model, op), 0) << op;
   }
 }
 

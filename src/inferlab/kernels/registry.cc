@@ -65,7 +65,7 @@ const OpRegistry& OpRegistry::for_isa(cpu::Isa isa) {
   // One lazily built registry per ISA; static locals make the first build thread-safe.
   auto build = [](cpu::Isa chosen) {
     OpRegistry built = reference();
-    dnnl_backend::add_dnnl_kernels(built);
+    dnnl_backend::add_dnnl_kernels(built, chosen);
     cpu::add_fast_kernels(built, chosen);
     return built;
   };

@@ -1,6 +1,6 @@
-// batchnorm_folding (level 2): an inference-form BatchNormalization after a
-// Conv, ConvTranspose or Gemm, and a constant per-output-channel Mul or Add
-// after a Conv, folded into the producer's weights and bias (new
+// batchnorm_folding (level 2): an inference-form BatchNormalization, or a
+// constant per-output-channel Mul or Add, after a Conv, ConvTranspose or
+// Gemm, folded into the producer's weights and bias (new
 // initializers). Each is one per-channel affine map y = x * scale[c] +
 // shift[c] applied to the producer's output channels, so one routine scales
 // the weights for each producer's layout: Conv W [M, C/g, k...],
@@ -180,7 +180,8 @@ class BatchNormFoldingPass : public GraphPass {
 
  private:
   // The affine map of node `index` (BatchNormalization, or Mul/Add by a
-  // per-channel constant of a Conv output) and the producer it folds into.
+  // per-channel constant of a Conv, ConvTranspose or Gemm output) and the
+  // producer it folds into.
   std::optional<std::pair<ChannelAffine, int>> affine_of(PassContext& context, GraphEditor& editor,
                                                          const model::Node& node) {
     if (is_op(node, "", "BatchNormalization")) {
@@ -194,7 +195,7 @@ class BatchNormFoldingPass : public GraphPass {
     for (size_t k = 0; k < 2; ++k) {
       const int producer = editor.producer(node.inputs[k]);
       const Tensor* c = editor.constant(node.inputs[1 - k]);
-      if (producer < 0 || c == nullptr || !is_plain_conv(editor.graph().nodes[producer])) continue;
+      if (producer < 0 || c == nullptr || !producer_kind(editor.graph().nodes[producer])) continue;
       const std::optional<Shape> out = static_shape(context, node.inputs[k]);
       if (!out || static_shape(context, node.outputs[0]) != out) continue;
       std::optional<std::vector<double>> values = per_channel(*out, *c);

@@ -64,7 +64,16 @@ std::vector<DeconvShape> deconv_shapes() {
        {8, 1, 4, 4},
        {{"group", int_attr(8)}, {"strides", ints_attr({2, 2})}, {"pads", ints_attr({1, 1, 1, 1})}}},
       {"2x2 stride 2 no bias", {1, 2, 4, 4}, {2, 3, 2, 2}, {{"strides", ints_attr({2, 2})}}, false},
-      // Stride equal to the kernel: the matrix-product path (block upsampling).
+      // Stride equal to the kernel: InferLab's block-upsampling kernel.
+      {"2x2 stride 2, 24 channels, width 37 (block upsampling)",
+       {1, 24, 3, 37},
+       {24, 5, 2, 2},
+       {{"strides", ints_attr({2, 2})}}},
+      {"2x2 stride 2 no bias, width 70 (block upsampling)",
+       {1, 3, 2, 70},
+       {3, 2, 2, 2},
+       {{"strides", ints_attr({2, 2})}},
+       false},
       {"2x2 stride 2 batch 2 (block upsampling)",
        {2, 5, 6, 7},
        {5, 3, 2, 2},

@@ -36,6 +36,27 @@ struct UnaryParams {
 
 enum class BinaryKind { kAdd, kSub, kMul, kDiv };
 
+// A transposed convolution whose stride equals its kernel (no pads,
+// dilation or groups), per image: x [channels, height, width] ->
+// y [out_channels, height * kernel_h, width * kernel_w].
+struct BlockUpsampleShape {
+  int64_t channels = 0;
+  int64_t out_channels = 0;
+  int64_t height = 0;
+  int64_t width = 0;
+  int64_t kernel_h = 0;
+  int64_t kernel_w = 0;
+};
+
+// Floats per channel of block_upsample_f32's packed input row: the width
+// rounded up to whole cache lines, plus one when that is a multiple of
+// 1 KiB, so the channels' rows do not share cache sets. Its scratch holds
+// channels * block_upsample_stride(width) floats.
+constexpr int64_t block_upsample_stride(int64_t width) {
+  const int64_t lines = (width + 15) / 16;
+  return (lines % 16 == 0 ? lines + 1 : lines) * 16;
+}
+
 struct KernelTable {
   Isa isa;
   // y[i] = f(x[i]), i < n.
@@ -59,6 +80,14 @@ struct KernelTable {
   void (*layer_norm_f32)(const float* x, const float* skip, int64_t skip_rows, const float* bias,
                          const float* gamma, const float* beta, double epsilon, float* y,
                          int64_t rows, int64_t n);
+  // Block upsampling of input rows [row_begin, row_end) of one image:
+  // y[m, h * kh + i, w * kw + j] = f(bias[m] + sum_c x[c, h, w] * weights[i, m, c, j]),
+  // weights [kernel_h, out_channels, channels, kernel_w], bias [out_channels];
+  // `scratch` holds channels * block_upsample_stride(width) floats (one per
+  // thread).
+  void (*block_upsample_f32)(UnaryKind kind, UnaryParams params, const BlockUpsampleShape& shape,
+                             const float* x, const float* weights, const float* bias, float* y,
+                             int64_t row_begin, int64_t row_end, float* scratch);
 };
 
 // The table for `isa`; the caller makes sure the CPU runs it.

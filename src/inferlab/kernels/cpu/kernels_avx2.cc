@@ -1,6 +1,8 @@
 // The vectorized float32 kernels compiled for AVX2 with FMA.
 // Only this file's functions carry the ISA (the pragma region below), and they
 // run only after detected_isa() found it: the binary itself needs no -march.
+#include <algorithm>
+
 #include "inferlab/kernels/cpu/kernel_table.h"
 #include "inferlab/kernels/cpu/simd_avx2.h"
 
@@ -16,6 +18,7 @@ constexpr Isa kIsa = Isa::kAvx2;
 // clang-format off
 #include "inferlab/kernels/cpu/vector_math.inc"
 #include "inferlab/kernels/cpu/unary_f32.inc"
+#include "inferlab/kernels/cpu/block_upsample_f32.inc"
 #include "inferlab/kernels/cpu/binary_f32.inc"
 #include "inferlab/kernels/cpu/softmax_f32.inc"
 #include "inferlab/kernels/cpu/layer_norm_f32.inc"

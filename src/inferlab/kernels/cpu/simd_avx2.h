@@ -62,6 +62,20 @@ IL_SIMD_INLINE VecF32 pow2i(VecF32 n) {
   const __m256i e = _mm256_add_epi32(_mm256_cvtps_epi32(n.v), _mm256_set1_epi32(127));
   return {_mm256_castsi256_ps(_mm256_slli_epi32(e, 23))};
 }
+// p[2l] = a[l], p[2l + 1] = b[l] for the first n lanes.
+IL_SIMD_INLINE void store_interleaved(VecF32 a, VecF32 b, float* p, int n) {
+  const __m256 low = _mm256_unpacklo_ps(a.v, b.v);   // a0 b0 a1 b1 | a4 b4 a5 b5
+  const __m256 high = _mm256_unpackhi_ps(a.v, b.v);  // a2 b2 a3 b3 | a6 b6 a7 b7
+  const VecF32 first{_mm256_permute2f128_ps(low, high, 0x20)};
+  const VecF32 second{_mm256_permute2f128_ps(low, high, 0x31)};
+  if (n == 8) {
+    first.store(p);
+    second.store(p + 8);
+    return;
+  }
+  first.store_partial(p, n >= 4 ? 8 : 2 * n);
+  if (n > 4) second.store_partial(p + 8, 2 * n - 8);
+}
 IL_SIMD_INLINE float reduce_add(VecF32 a) {
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(a.v), _mm256_extractf128_ps(a.v, 1));
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));

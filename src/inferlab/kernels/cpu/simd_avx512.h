@@ -62,6 +62,21 @@ IL_SIMD_INLINE VecF32 pow2i(VecF32 n) {
   const __m512i e = _mm512_add_epi32(_mm512_cvtps_epi32(n.v), _mm512_set1_epi32(127));
   return {_mm512_castsi512_ps(_mm512_slli_epi32(e, 23))};
 }
+// p[2l] = a[l], p[2l + 1] = b[l] for the first n lanes.
+IL_SIMD_INLINE void store_interleaved(VecF32 a, VecF32 b, float* p, int n) {
+  const __m512i low = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i high =
+      _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const VecF32 first{_mm512_permutex2var_ps(a.v, low, b.v)};
+  const VecF32 second{_mm512_permutex2var_ps(a.v, high, b.v)};
+  if (n == 16) {
+    first.store(p);
+    second.store(p + 16);
+    return;
+  }
+  first.store_partial(p, n >= 8 ? 16 : 2 * n);
+  if (n > 8) second.store_partial(p + 16, 2 * n - 16);
+}
 IL_SIMD_INLINE float reduce_add(VecF32 a) { return _mm512_reduce_add_ps(a.v); }
 IL_SIMD_INLINE float reduce_max(VecF32 a) { return _mm512_reduce_max_ps(a.v); }
 

@@ -42,6 +42,11 @@ inline VecF32 pow2i(VecF32 n) {
   const auto bits = static_cast<uint32_t>(static_cast<int32_t>(n.v) + 127) << 23;
   return {std::bit_cast<float>(bits)};
 }
+// p[0] = a, p[1] = b (n is 1).
+inline void store_interleaved(VecF32 a, VecF32 b, float* p, int) {
+  p[0] = a.v;
+  p[1] = b.v;
+}
 inline float reduce_add(VecF32 a) { return a.v; }
 inline float reduce_max(VecF32 a) { return a.v; }
 

@@ -4,14 +4,15 @@
 // compute where there is no plan or oneDNN is not used for the case.
 #pragma once
 
+#include "inferlab/kernels/cpu/kernel_table.h"
 #include "inferlab/kernels/registry.h"
 
 namespace inferlab::kernels::dnnl_backend {
 
 // Conv and ai.inferlab FusedConv (dnnl_conv.cc).
 void add_dnnl_conv_kernels(OpRegistry& registry);
-// ConvTranspose (dnnl_conv_transpose.cc).
-void add_dnnl_conv_transpose_kernel(OpRegistry& registry);
+// ConvTranspose (dnnl_conv_transpose.cc); block upsampling runs on `table`.
+void add_dnnl_conv_transpose_kernel(OpRegistry& registry, const cpu::KernelTable& table);
 // MatMul, Gemm, ai.inferlab FusedMatMul and FusedGemm (dnnl_matmul.cc).
 void add_dnnl_matmul_kernels(OpRegistry& registry);
 // com.microsoft::Attention's projection (dnnl_attention.cc).
@@ -20,7 +21,8 @@ void add_dnnl_attention_kernel(OpRegistry& registry);
 void add_dnnl_pool_kernels(OpRegistry& registry);
 void add_dnnl_transpose_kernel(OpRegistry& registry);
 
-// Every oneDNN-backed kernel, over the ones already in `registry`.
-void add_dnnl_kernels(OpRegistry& registry);
+// Every oneDNN-backed kernel, over the ones already in `registry`; the few
+// that also use InferLab's own vectorized code take `isa`'s kernel table.
+void add_dnnl_kernels(OpRegistry& registry, cpu::Isa isa);
 
 }  // namespace inferlab::kernels::dnnl_backend
