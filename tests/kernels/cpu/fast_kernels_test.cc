@@ -235,6 +235,57 @@ TEST(FastKernels, NearestResizeByWholeFactorsMatchesReferenceExactly) {
                  0.0);
 }
 
+TEST(FastKernels, ConcatMatchesReferenceExactlyOnEveryAxis) {
+  using testing::int_attr;
+  struct Case {
+    std::vector<Shape> inputs;
+    int64_t axis;
+  };
+  const std::vector<Case> cases = {
+      {{{2, 3, 4}, {2, 5, 4}}, 1},
+      {{{2, 3, 4}, {1, 3, 4}, {3, 3, 4}}, 0},
+      {{{2, 3, 1}, {2, 3, 7}}, -1},
+      // Channels-last maps of 24 channels (PaddleOCR's four 96-byte blocks).
+      {{{1, 5, 6, 24}, {1, 5, 6, 24}, {1, 5, 6, 24}, {1, 5, 6, 24}}, 3},
+      {{{1, 2, 3, 200}, {1, 2, 3, 9}}, 3},  // a block long enough for memcpy, then a short one
+      {{{2, 0, 4}, {2, 3, 4}, {2, 0, 4}}, 1},
+      {{{4, 3}}, 1},
+  };
+  uint32_t seed = 90;
+  for (const Case& c : cases) {
+    std::vector<std::optional<Tensor>> inputs;
+    for (const Shape& shape : c.inputs) inputs.emplace_back(floats(shape, seed++));
+    expect_matches({"", "Concat", 13, {{"axis", int_attr(c.axis)}}}, inputs, 0.0);
+  }
+  // Other element types are copied the same way: int64 shape values.
+  const Op op{"", "Concat", 13, {{"axis", int_attr(0)}}};
+  const Tensor a = testing::make<int64_t>({1, 128}, {2});
+  const Tensor b = testing::make<int64_t>({12, 64, -1}, {3});
+  for (Isa isa : supported_isas()) {
+    const Tensor out = run(OpRegistry::for_isa(isa), op, {a, b});
+    ASSERT_EQ(out.shape(), (Shape{5}));
+    EXPECT_EQ(std::vector<int64_t>(out.data<int64_t>(), out.data<int64_t>() + 5),
+              (std::vector<int64_t>{1, 128, 12, 64, -1}));
+  }
+}
+
+TEST(FastKernels, ConcatErrorsStayTheReferenceKernels) {
+  const Op op{"", "Concat", 13, {{"axis", testing::int_attr(1)}}};
+  for (Isa isa : supported_isas()) {
+    testing::expect_error(
+        [&] {
+          run(OpRegistry::for_isa(isa), op, {floats({2, 3}, 1), floats({4, 3}, 2)});
+        },
+        ErrorCode::kInvalidArgument, {"Concat node 'node'"});
+    testing::expect_error(
+        [&] {
+          run(OpRegistry::for_isa(isa), op,
+              {floats({2, 3}, 1), testing::make<int64_t>({1, 2}, {2, 1})});
+        },
+        ErrorCode::kInvalidArgument, {"Concat node 'node'", "input 1 is int64"});
+  }
+}
+
 TEST(FastKernels, ErrorsStayTheReferenceKernels) {
   const Op op{"com.microsoft", "BiasGelu", 1, {}};
   for (Isa isa : supported_isas()) {

@@ -25,14 +25,15 @@ void replace_compute(OpRegistry& registry, const char* domain, const char* op_ty
 void add_fast_kernels(OpRegistry& registry, Isa isa);
 
 // One registration function per file (unary.cc, binary.cc, softmax.cc,
-// layer_normalization.cc, gelu.cc, resize.cc, batch_normalization.cc).
+// layer_normalization.cc, gelu.cc, resize.cc, concat.cc, batch_normalization.cc).
 void add_unary_kernels(OpRegistry& registry, const KernelTable& table);
 void add_binary_kernels(OpRegistry& registry, const KernelTable& table);
 void add_softmax_kernel(OpRegistry& registry, const KernelTable& table);
 void add_layer_normalization_kernels(OpRegistry& registry, const KernelTable& table);
 void add_gelu_kernels(OpRegistry& registry, const KernelTable& table);
-// Not vectorized (copies), so the same for every ISA: resize.cc.
+// Not vectorized (copies), so the same for every ISA: resize.cc, concat.cc.
 void add_resize_kernel(OpRegistry& registry);
+void add_concat_kernel(OpRegistry& registry);
 // Memory-bound multiply-adds the compiler vectorizes: batch_normalization.cc.
 void add_batch_normalization_kernel(OpRegistry& registry);
 
