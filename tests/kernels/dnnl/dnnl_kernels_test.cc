@@ -255,6 +255,49 @@ TEST(DnnlMatMul, AFoldedProductAddsAConstantOrRunTimeBias) {
   expect_matches_reference({"ai.inferlab", "FusedMatMul", {}, {a, b, bias}, {1}}, "run-time bias");
 }
 
+// One row of A with a constant B runs on InferLab's gemv (prepare says so
+// through the state's implementation): sizes around the vector widths and
+// the four-row blocks, both Gemm transposes, a constant C, MatMul with 1-D,
+// 2-D and 3-D A, and the fused activation. A run-time C, or more rows,
+// stays on oneDNN.
+TEST(DnnlMatMul, AOneRowProductRunsOnGemv) {
+  uint32_t seed = 700;
+  for (auto [k, n] : {std::pair<int64_t, int64_t>{1, 1}, {7, 5}, {17, 33}, {100, 1000}}) {
+    for (int trans_b : {0, 1}) {
+      Case c{"", "Gemm", {{"transB", int_attr(trans_b)}}, {}};
+      c.inputs.push_back(random_float_tensor({1, k}, seed++));
+      c.inputs.push_back(random_float_tensor(trans_b ? Shape{n, k} : Shape{k, n}, seed++));
+      c.inputs.push_back(random_float_tensor({n}, seed++));
+      const std::string label = "Gemm K " + std::to_string(k) + " N " + std::to_string(n) +
+                                " transB " + std::to_string(trans_b);
+      expect_matches_reference(c, label);
+      EXPECT_EQ(run(fast_registry(), c, true).implementation, "gemv") << label;
+    }
+  }
+  Case transposed_a{"", "Gemm", {{"transA", int_attr(1)}}, {}};
+  transposed_a.inputs = {random_float_tensor({9, 1}, 720), random_float_tensor({9, 6}, 721)};
+  expect_matches_reference(transposed_a, "Gemm transA");
+  for (const Shape& a : {Shape{24}, Shape{1, 24}, Shape{1, 1, 24}}) {
+    Case c{"", "MatMul", {}, {random_float_tensor(a, 730), random_float_tensor({24, 19}, 731)}};
+    expect_matches_reference(c, "MatMul A " + shape_to_string(a));
+    EXPECT_EQ(run(fast_registry(), c, true).implementation, "gemv") << shape_to_string(a);
+  }
+  Case fused{"ai.inferlab",
+             "FusedGemm",
+             {{"activation", string_attr("Relu")}, {"transB", int_attr(1)}},
+             {}};
+  fused.inputs = {random_float_tensor({1, 40}, 740), random_float_tensor({30, 40}, 741),
+                  random_float_tensor({30}, 742)};
+  expect_matches_reference(fused, "FusedGemm Relu");
+  Case run_time_c = fused;
+  run_time_c.constants = {1};
+  expect_matches_reference(run_time_c, "run-time C");
+  EXPECT_EQ(run(fast_registry(), run_time_c, true).implementation, "");
+  Case two_rows{
+      "", "MatMul", {}, {random_float_tensor({2, 24}, 750), random_float_tensor({24, 19}, 751)}};
+  EXPECT_EQ(run(fast_registry(), two_rows, true).implementation, "");
+}
+
 TEST(DnnlMatMul, GemmMatchesWithTransposesAndEveryCShape) {
   const int64_t m = 5;
   const int64_t k = 12;

@@ -88,6 +88,10 @@ struct KernelTable {
   void (*block_upsample_f32)(UnaryKind kind, UnaryParams params, const BlockUpsampleShape& shape,
                              const float* x, const float* weights, const float* bias, float* y,
                              int64_t row_begin, int64_t row_end, float* scratch);
+  // One row of a matrix product: y[n] = sum_k x[k] * w[n, k] (+ bias[n]) for
+  // n in [n_begin, n_end); w is [N, k] row-major; bias may be null.
+  void (*gemv_f32)(const float* x, const float* w, const float* bias, float* y, int64_t k,
+                   int64_t n_begin, int64_t n_end);
 };
 
 // The table for `isa`; the caller makes sure the CPU runs it.

@@ -22,6 +22,7 @@ constexpr Isa kIsa = Isa::kAvx2;
 #include "inferlab/kernels/cpu/binary_f32.inc"
 #include "inferlab/kernels/cpu/softmax_f32.inc"
 #include "inferlab/kernels/cpu/layer_norm_f32.inc"
+#include "inferlab/kernels/cpu/gemv_f32.inc"
 #include "inferlab/kernels/cpu/kernel_table.inc"
 // clang-format on
 

@@ -13,8 +13,9 @@ namespace inferlab::kernels::dnnl_backend {
 void add_dnnl_conv_kernels(OpRegistry& registry);
 // ConvTranspose (dnnl_conv_transpose.cc); block upsampling runs on `table`.
 void add_dnnl_conv_transpose_kernel(OpRegistry& registry, const cpu::KernelTable& table);
-// MatMul, Gemm, ai.inferlab FusedMatMul and FusedGemm (dnnl_matmul.cc).
-void add_dnnl_matmul_kernels(OpRegistry& registry);
+// MatMul, Gemm, ai.inferlab FusedMatMul and FusedGemm (dnnl_matmul.cc);
+// a product with one row of A runs on `table`'s gemv.
+void add_dnnl_matmul_kernels(OpRegistry& registry, const cpu::KernelTable& table);
 // com.microsoft::Attention's projection (dnnl_attention.cc).
 void add_dnnl_attention_kernel(OpRegistry& registry);
 // MaxPool and AveragePool (dnnl_pool.cc).
