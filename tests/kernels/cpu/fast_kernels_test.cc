@@ -269,6 +269,15 @@ TEST(FastKernels, ConcatMatchesReferenceExactlyOnEveryAxis) {
   }
 }
 
+TEST(FastKernels, ChannelsLastGlobalAveragePoolMatchesReference) {
+  const Op op{"ai.inferlab", "NhwcGlobalAveragePool", 1, {}};
+  uint32_t seed = 120;
+  for (const Shape& shape : {Shape{1, 7, 7, 1152}, Shape{2, 5, 3, 17}, Shape{1, 1, 1, 3},
+                             Shape{1, 56, 56, 144}, Shape{2, 9, 5}, Shape{1, 2, 3, 4, 5}}) {
+    expect_matches(op, {floats(shape, seed++)}, 1e-5);
+  }
+}
+
 TEST(FastKernels, ConcatErrorsStayTheReferenceKernels) {
   const Op op{"", "Concat", 13, {{"axis", testing::int_attr(1)}}};
   for (Isa isa : supported_isas()) {

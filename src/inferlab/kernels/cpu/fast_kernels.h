@@ -34,6 +34,8 @@ void add_gelu_kernels(OpRegistry& registry, const KernelTable& table);
 // Not vectorized (copies), so the same for every ISA: resize.cc, concat.cc.
 void add_resize_kernel(OpRegistry& registry);
 void add_concat_kernel(OpRegistry& registry);
+// Channels-last global average pooling split by pixels: global_average_pool.cc.
+void add_global_average_pool_kernel(OpRegistry& registry);
 // Memory-bound multiply-adds the compiler vectorizes: batch_normalization.cc.
 void add_batch_normalization_kernel(OpRegistry& registry);
 
