@@ -75,6 +75,19 @@ TEST(ConvFusionLowering, UsesOnnxRuntimeFusedConvWhereItMatches) {
   }
 }
 
+// The activation_affine comes last, as a Mul and an Add, after ONNX
+// Runtime's FusedConv or after the decomposed activation.
+TEST(ConvFusionLowering, WritesTheActivationAffineAsMulAndAdd) {
+  for (const std::string activation : {"Relu", "HardSwish"}) {
+    GraphBuilder g = fused_conv(activation, {}, false);
+    g.graph().nodes[0].attributes["activation_affine"] = floats({0.75f, -0.5f});
+    const auto ops = lower_and_compare(g.model);
+    EXPECT_EQ(ops.at("Mul"), activation == "Relu" ? 1 : 2) << activation;
+    EXPECT_EQ(ops.count("Add"), 1u) << activation;
+    EXPECT_EQ(ops.count("com.microsoft::FusedConv"), activation == "Relu" ? 1u : 0u);
+  }
+}
+
 TEST(ConvFusionLowering, WritesPlainConvWithoutActivationOrResidual) {
   GraphBuilder g = fused_conv("", {}, false);
   const auto ops = lower_and_compare(g.model);

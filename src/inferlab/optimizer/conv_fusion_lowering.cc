@@ -45,6 +45,13 @@ struct Lowering {
     editor.add_node(std::move(node));
   }
 
+  // result = value * scale + shift as a Mul and an Add.
+  void affine(float scale, float shift, const std::string& value, const std::string& result) {
+    const std::string scaled = editor.fresh_name(result + "_scaled");
+    add("Mul", "", {value, this->scalar("affine_scale", scale)}, scaled);
+    add("Add", "", {scaled, this->scalar("affine_shift", shift)}, result);
+  }
+
   std::string scalar(const std::string& base, float value) {
     return editor.add_constant(name + "_" + base, Tensor::scalar<float>(value));
   }
@@ -96,7 +103,9 @@ bool ort_fused_conv_activation(ActivationKind kind) {
 // The base operator's attributes: everything but the fused ones.
 model::AttributeMap base_attributes(const model::Node& node) {
   model::AttributeMap attributes = node.attributes;
-  for (const char* key : {"activation", "activation_params", "fused_nodes"}) attributes.erase(key);
+  for (const char* key : {"activation", "activation_params", "activation_affine", "fused_nodes"}) {
+    attributes.erase(key);
+  }
   return attributes;
 }
 
@@ -139,10 +148,23 @@ bool lower_conv_family(GraphEditor& editor, int index) {
     fail(ErrorCode::kInvalidModel, "{} node '{}': activation '{}' needs {} activation_params",
          node.op_type, node.name, name, kernels::fused::activation_param_count(*kind));
   }
-  const std::string output = node.outputs.at(0);
+  auto affine_attr = node.attributes.find("activation_affine");
+  const std::vector<float> affine =
+      affine_attr == node.attributes.end() ? std::vector<float>{} : affine_attr->second.floats;
+  if (!affine.empty() && affine.size() != 2) {
+    fail(ErrorCode::kInvalidModel, "{} node '{}': activation_affine takes [scale, shift]",
+         node.op_type, node.name);
+  }
+  // The activation_affine, if any, comes last: Mul by the scale, Add of the shift.
+  const std::string output =
+      affine.empty() ? node.outputs.at(0) : editor.fresh_name(node.outputs.at(0) + "_activated");
   const std::string residual = conv_fusion::input_or_empty(node, 3);
   detach(editor, index);
   Lowering lowering{editor, node.name};
+  const auto finish = [&] {
+    if (!affine.empty()) lowering.affine(affine[0], affine[1], output, node.outputs.at(0));
+    return true;
+  };
   // Without activation, only a residual makes FusedConv worth more than Conv.
   const bool worth_fusing = *kind != ActivationKind::kNone || !residual.empty();
   if (node.op_type == "FusedConv" && worth_fusing &&
@@ -152,7 +174,7 @@ bool lower_conv_family(GraphEditor& editor, int index) {
     if (*kind != ActivationKind::kNone) attributes["activation"] = node.attributes.at("activation");
     if (!params.empty()) attributes["activation_params"] = params_attr->second;
     lowering.add("FusedConv", "com.microsoft", node.inputs, output, attributes, node.name);
-    return true;
+    return finish();
   }
   const std::string base_op = node.op_type.substr(std::string("Fused").size());
   const size_t base_inputs = base_op == "MatMul" ? 2 : 3;
@@ -169,7 +191,7 @@ bool lower_conv_family(GraphEditor& editor, int index) {
     value = sum;
   }
   if (has_activation) lowering.activation(*kind, params, value, output);
-  return true;
+  return finish();
 }
 
 }  // namespace inferlab::optimizer

@@ -14,5 +14,6 @@ namespace inferlab::optimizer::conv_fusion {
 std::unique_ptr<GraphPass> make_batchnorm_folding_pass(std::shared_ptr<FusionLabels> labels);
 std::unique_ptr<GraphPass> make_residual_add_fusion_pass(std::shared_ptr<FusionLabels> labels);
 std::unique_ptr<GraphPass> make_activation_fusion_pass(std::shared_ptr<FusionLabels> labels);
+std::unique_ptr<GraphPass> make_activation_affine_fusion_pass(std::shared_ptr<FusionLabels> labels);
 
 }  // namespace inferlab::optimizer::conv_fusion

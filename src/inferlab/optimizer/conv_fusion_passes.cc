@@ -11,6 +11,7 @@ std::vector<std::unique_ptr<GraphPass>> conv_fusion_passes() {
   passes.push_back(conv_fusion::make_batchnorm_folding_pass(labels));
   passes.push_back(conv_fusion::make_residual_add_fusion_pass(labels));
   passes.push_back(conv_fusion::make_activation_fusion_pass(labels));
+  passes.push_back(conv_fusion::make_activation_affine_fusion_pass(labels));
   return passes;
 }
 

@@ -5,7 +5,8 @@
 // Prepacked weights: the node cache's copy stands for the weights once the
 // runtime releases them (unpacked bit for bit, packed into new layouts).
 // Awkward shapes: groups, depthwise, strides, pads, dilations, batch 2, odd
-// channel counts, 1-D and 3-D, no bias, every fused activation, residual Z.
+// channel counts, 1-D and 3-D, no bias, every fused activation (then an
+// activation_affine, with the residual), residual Z.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -159,6 +160,8 @@ TEST(DnnlConv, FusedConvMatchesWithEveryActivationAndTheResidual) {
         c.op = "FusedConv";
         c.attributes["activation"] = string_attr(name);
         if (!params.empty()) c.attributes["activation_params"] = floats_attr(params);
+        // With the residual, also the activation_affine after the activation.
+        if (residual) c.attributes["activation_affine"] = floats_attr({0.8f, -0.3f});
         if (residual) {
           const Outcome plain = run(OpRegistry::reference(), c, false);
           while (c.inputs.size() < 3) c.inputs.emplace_back();
@@ -289,6 +292,9 @@ TEST(DnnlMatMul, AOneRowProductRunsOnGemv) {
   fused.inputs = {random_float_tensor({1, 40}, 740), random_float_tensor({30, 40}, 741),
                   random_float_tensor({30}, 742)};
   expect_matches_reference(fused, "FusedGemm Relu");
+  Case affine = fused;
+  affine.attributes["activation_affine"] = floats_attr({1.5f, 0.25f});
+  expect_matches_reference(affine, "FusedGemm Relu then affine");
   Case run_time_c = fused;
   run_time_c.constants = {1};
   expect_matches_reference(run_time_c, "run-time C");

@@ -1,9 +1,13 @@
 // Activations as oneDNN post-ops; see dnnl_post_ops.h.
 #include "inferlab/kernels/dnnl/dnnl_post_ops.h"
 
+#include <algorithm>
+
 namespace inferlab::kernels::dnnl_backend {
 
-void append_activation(const fused::Activation& activation, dnnl::post_ops& ops) {
+namespace {
+
+void append_kind(const fused::Activation& activation, dnnl::post_ops& ops) {
   using dnnl::algorithm;
   using fused::ActivationKind;
   const float a = activation.params[0];
@@ -32,6 +36,26 @@ void append_activation(const fused::Activation& activation, dnnl::post_ops& ops)
       return ops.append_eltwise(1.0f, algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
     case ActivationKind::kSiLU:
       return ops.append_eltwise(1.0f, algorithm::eltwise_swish, 1.0f, 0.0f);
+  }
+}
+
+}  // namespace
+
+void append_activation(const fused::Activation& activation, dnnl::post_ops& ops) {
+  if (activation.kind == fused::ActivationKind::kHardSigmoid && activation.has_affine()) {
+    // clip(a x + b, 0, 1) * s + t is clip(a s x + b s + t) between t and
+    // s + t: oneDNN 2.6 computed a linear step after the clip wrongly when
+    // the chain also held the residual sum (a test caught it).
+    const float s = activation.scale;
+    const float t = activation.shift;
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, activation.params[0] * s,
+                       activation.params[1] * s + t);
+    return ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, std::min(t, s + t),
+                              std::max(t, s + t));
+  }
+  append_kind(activation, ops);
+  if (activation.has_affine()) {
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, activation.scale, activation.shift);
   }
 }
 

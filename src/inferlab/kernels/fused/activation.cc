@@ -63,7 +63,15 @@ void transform(T* data, int64_t count, F f) {
 }
 
 template <typename T>
-void apply(const Activation& act, T* data, int64_t count) {
+void apply_affine(const Activation& act, T* data, int64_t count) {
+  if (!act.has_affine()) return;
+  const auto scale = static_cast<T>(act.scale);
+  const auto shift = static_cast<T>(act.shift);
+  transform(data, count, [scale, shift](T x) { return x * scale + shift; });
+}
+
+template <typename T>
+void apply_kind(const Activation& act, T* data, int64_t count) {
   const T p0 = static_cast<T>(act.params[0]);
   const T p1 = static_cast<T>(act.params[1]);
   switch (act.kind) {
@@ -131,6 +139,16 @@ Activation parse_activation(const NodeInfo& node) {
   Activation activation;
   activation.kind = *kind;
   std::copy(params.begin(), params.end(), activation.params);
+  static const std::string kAffineKey = "activation_affine";
+  if (node.has_attr(kAffineKey)) {
+    const std::vector<float>& affine = node.attr(kAffineKey).floats;
+    if (affine.size() != 2) {
+      node.fail(ErrorCode::kInvalidModel, "activation_affine takes [scale, shift], got {} values",
+                affine.size());
+    }
+    activation.scale = affine[0];
+    activation.shift = affine[1];
+  }
   return activation;
 }
 
@@ -167,10 +185,12 @@ cpu::UnaryKind unary_kind(ActivationKind kind) {
 }  // namespace
 
 void apply_activation(const Activation& activation, float* data, int64_t count, cpu::Isa isa) {
-  if (activation.kind == ActivationKind::kNone) return;
-  cpu::kernel_table(cpu::effective_isa(isa))
-      .unary_f32(unary_kind(activation.kind), {activation.params[0], activation.params[1]}, data,
-                 data, count);
+  if (activation.kind != ActivationKind::kNone) {
+    cpu::kernel_table(cpu::effective_isa(isa))
+        .unary_f32(unary_kind(activation.kind), {activation.params[0], activation.params[1]}, data,
+                   data, count);
+  }
+  apply_affine(activation, data, count);
 }
 
 void apply_activation(const Activation& activation, float* data, int64_t count) {
@@ -179,11 +199,13 @@ void apply_activation(const Activation& activation, float* data, int64_t count) 
 }
 
 void apply_activation_reference(const Activation& activation, float* data, int64_t count) {
-  apply<float>(activation, data, count);
+  apply_kind<float>(activation, data, count);
+  apply_affine<float>(activation, data, count);
 }
 
 void apply_activation(const Activation& activation, double* data, int64_t count) {
-  apply<double>(activation, data, count);
+  apply_kind<double>(activation, data, count);
+  apply_affine<double>(activation, data, count);
 }
 
 }  // namespace inferlab::kernels::fused

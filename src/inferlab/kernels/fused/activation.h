@@ -1,6 +1,8 @@
 // The activation every fused operator of docs/fused-ops.md may apply to its
-// result: parsed once from the node's `activation` / `activation_params`
-// attributes (validated: a known name, the right parameter count), then
+// result, optionally followed by an affine map y * scale + shift: parsed
+// once from the node's `activation` / `activation_params` /
+// `activation_affine` attributes (validated: a known name, the right
+// parameter counts), then
 // applied in place over a float buffer with the same formulas as the
 // reference kernels of the standalone operators, so a fused node computes
 // what the chain it replaces computed.
@@ -33,6 +35,12 @@ enum class ActivationKind {
 struct Activation {
   ActivationKind kind = ActivationKind::kNone;
   float params[2] = {0.0f, 0.0f};
+  // Applied after the activation (`activation_affine` = [scale, shift]):
+  // PaddleOCR's learnable affine blocks, a scalar Mul and Add after each
+  // activation, ride along instead of making two passes of their own.
+  float scale = 1.0f;
+  float shift = 0.0f;
+  bool has_affine() const { return scale != 1.0f || shift != 0.0f; }
 };
 
 // The kind named `name` ("" is kNone); nullopt when unknown.
@@ -42,11 +50,12 @@ const char* activation_name(ActivationKind kind);
 // How many floats `activation_params` must hold for `kind`.
 size_t activation_param_count(ActivationKind kind);
 
-// Reads `activation` and `activation_params` of `node`; fails naming the node
-// when the name is unknown or the parameter count is wrong.
+// Reads `activation`, `activation_params` and `activation_affine` of `node`;
+// fails naming the node when the name is unknown or a parameter count is
+// wrong.
 Activation parse_activation(const NodeInfo& node);
 
-// data[i] = act(data[i]) for i < count. The float version runs the
+// data[i] = act(data[i]) * scale + shift for i < count. The float version runs the
 // vectorized kernels of kernels/cpu/ for the best ISA the CPU has (at most
 // `isa` in the overload that takes one); apply_activation_reference is the
 // scalar formula the fast path is tested against.
