@@ -10,6 +10,10 @@
 //              post-op against InferLab's vectorized GELU after it
 //   dw_fusion  1x1 then depthwise 3x3 as two convolutions against one with
 //              post_ops::append_dw
+//   conv_gemm  a convolution on a small feature map (resnet50's layer3/4):
+//              direct on channels-last tensors against a 2-D matmul of the
+//              image's columns (im2col from channels-last: none for 1x1
+//              stride 1) with the weights prepacked
 // Every tensor is written before timing (untouched memory would read as
 // the zero page, always in cache).
 //
@@ -239,6 +243,99 @@ Form pointwise_depthwise(Workspace& w, int64_t in, int64_t mid, int64_t size, in
           sequence({first, second})};
 }
 
+// A k x k convolution (pad k / 2, `stride`, relu) of a [1, in, size, size]
+// channels-last image: oneDNN's direct convolution, or (`gemm`) im2col into
+// [pixels, k * k * in] rows plus one 2-D matmul with prepacked weights.
+Form conv_or_gemm(Workspace& w, int64_t in, int64_t out, int64_t size, int64_t k, int64_t stride,
+                  bool gemm) {
+  const int64_t pad = k / 2;
+  const int64_t out_size = (size + 2 * pad - k) / stride + 1;
+  dnnl::post_ops ops;
+  ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(ops);
+  if (!gemm) {
+    const dnnl::convolution_forward::primitive_desc pd(
+        {dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+         desc({1, in, size, size}, tag::nhwc), desc({out, in, k, k}, tag::any),
+         desc({out}, tag::x), desc({1, out, out_size, out_size}, tag::nhwc),
+         {stride, stride}, {pad, pad}, {pad, pad}},
+        attr, w.engine());
+    return {fmt::format("direct {}", pd.impl_info_str()),
+            w.call(dnnl::convolution_forward(pd), {{DNNL_ARG_SRC, w.memory(pd.src_desc())},
+                                                   {DNNL_ARG_WEIGHTS, w.memory(pd.weights_desc())},
+                                                   {DNNL_ARG_BIAS, w.memory(pd.bias_desc())},
+                                                   {DNNL_ARG_DST, w.memory(pd.dst_desc())}})};
+  }
+  const int64_t pixels = out_size * out_size;
+  const int64_t depth = k * k * in;
+  const dnnl::matmul::primitive_desc pd({desc({pixels, depth}, tag::ab),
+                                         desc({depth, out}, tag::any), desc({1, out}, tag::ab),
+                                         desc({pixels, out}, tag::ab)},
+                                        attr, w.engine());
+  dnnl::memory columns = w.memory(pd.src_desc());
+  auto product = w.call(dnnl::matmul(pd), {{DNNL_ARG_SRC, columns},
+                                           {DNNL_ARG_WEIGHTS, w.memory(pd.weights_desc())},
+                                           {DNNL_ARG_BIAS, w.memory(pd.bias_desc())},
+                                           {DNNL_ARG_DST, w.memory(pd.dst_desc())}});
+  const std::string label = fmt::format("matmul {}", pd.impl_info_str());
+  if (k == 1 && stride == 1) return {label, product};
+  dnnl::memory image = w.memory(desc({1, in, size, size}, tag::nhwc));
+  const auto* x = static_cast<const float*>(image.get_data_handle());
+  auto* col = static_cast<float*>(columns.get_data_handle());
+  auto im2col = [=] {
+    for (int64_t oy = 0; oy < out_size; ++oy) {
+      for (int64_t ox = 0; ox < out_size; ++ox) {
+        float* row = col + (oy * out_size + ox) * depth;
+        for (int64_t ky = 0; ky < k; ++ky) {
+          for (int64_t kx = 0; kx < k; ++kx, row += in) {
+            const int64_t iy = oy * stride + ky - pad, ix = ox * stride + kx - pad;
+            if (iy < 0 || ix < 0 || iy >= size || ix >= size) {
+              std::fill_n(row, in, 0.0f);
+            } else {
+              std::copy_n(x + (iy * size + ix) * in, in, row);
+            }
+          }
+        }
+      }
+    }
+  };
+  return {"im2col + " + label, sequence({im2col, product})};
+}
+
+// A 3x3 stride-1 pad-1 convolution with relu on a channels-last image, with
+// the activations in `layout` (nhwc, or any/nchw with the reorders from and
+// to channels-last around the call).
+Form conv3x3_layout(Workspace& w, int64_t in, int64_t out, int64_t size, tag layout) {
+  const dims x{1, in, size, size};
+  const dims y{1, out, size, size};
+  dnnl::post_ops ops;
+  ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(ops);
+  const dnnl::convolution_forward::primitive_desc pd(
+      {dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+       desc(x, layout), desc({out, in, 3, 3}, tag::any), desc({out}, tag::x), desc(y, layout),
+       {1, 1}, {1, 1}, {1, 1}},
+      attr, w.engine());
+  dnnl::memory src = w.memory(pd.src_desc());
+  dnnl::memory dst = w.memory(pd.dst_desc());
+  auto conv = w.call(dnnl::convolution_forward(pd),
+                     {{DNNL_ARG_SRC, src},
+                      {DNNL_ARG_WEIGHTS, w.memory(pd.weights_desc())},
+                      {DNNL_ARG_BIAS, w.memory(pd.bias_desc())},
+                      {DNNL_ARG_DST, dst}});
+  const std::string label = fmt::format("{} {}", layout == tag::nhwc ? "nhwc" : "other", pd.impl_info_str());
+  if (layout == tag::nhwc) return {label, conv};
+  dnnl::memory user_x = w.memory(desc(x, tag::nhwc));
+  dnnl::memory user_y = w.memory(desc(y, tag::nhwc));
+  auto in_reorder =
+      w.call(dnnl::reorder(user_x, src), {{DNNL_ARG_FROM, user_x}, {DNNL_ARG_TO, src}});
+  auto out_reorder =
+      w.call(dnnl::reorder(dst, user_y), {{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, user_y}});
+  return {label + " + reorders", sequence({in_reorder, conv, out_reorder})};
+}
+
 std::vector<Comparison> comparisons(Workspace& w) {
   std::vector<Comparison> all;
   const int64_t conv_shapes[][3] = {
@@ -265,6 +362,19 @@ std::vector<Comparison> comparisons(Workspace& w) {
          fmt::format("{}->{} channels, {}x{}, depthwise stride {}", in, mid, size, size, stride),
          pointwise_depthwise(w, in, mid, size, stride, false),
          pointwise_depthwise(w, in, mid, size, stride, true)});
+  }
+  const int64_t gemm_shapes[][5] = {{512, 512, 7, 3, 1},  {2048, 512, 7, 1, 1},
+                                    {512, 2048, 7, 1, 1}, {1024, 2048, 14, 1, 2},
+                                    {256, 256, 14, 3, 1}, {1024, 256, 14, 1, 1}};
+  for (const auto& [in, out, size, k, stride] : gemm_shapes) {
+    all.push_back({"conv_gemm",
+                   fmt::format("{}x{} {}->{}, {}x{}, stride {}", k, k, in, out, size, size, stride),
+                   conv_or_gemm(w, in, out, size, k, stride, false),
+                   conv_or_gemm(w, in, out, size, k, stride, true)});
+  }
+  for (const tag layout : {tag::any, tag::nchw}) {
+    all.push_back({"layout", "3x3 96->24, 160x160", conv3x3_layout(w, 96, 24, 160, tag::nhwc),
+                   conv3x3_layout(w, 96, 24, 160, layout)});
   }
   return all;
 }
@@ -321,8 +431,8 @@ int run(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--json", json_path, "Also write the results as JSON to FILE");
   app.add_option("--only", groups,
-                 "Only these groups: winograd, fold, gelu, dw_fusion (default all)")
-      ->check(CLI::IsMember({"winograd", "fold", "gelu", "dw_fusion"}));
+                 "Only these groups: winograd, fold, gelu, dw_fusion, conv_gemm (default all)")
+      ->check(CLI::IsMember({"winograd", "fold", "gelu", "dw_fusion", "conv_gemm", "layout"}));
   CLI11_PARSE(app, argc, argv);
   omp_set_num_threads(threads);
 
