@@ -14,6 +14,8 @@
 //              direct on channels-last tensors against a 2-D matmul of the
 //              image's columns (im2col from channels-last: none for 1x1
 //              stride 1) with the weights prepacked
+//   layout     PaddleOCR's 96 -> 24-channel 3x3 convolution on channels-last
+//              tensors against oneDNN's own layout and NCHW, with reorders
 // Every tensor is written before timing (untouched memory would read as
 // the zero page, always in cache).
 //
@@ -96,27 +98,28 @@ std::function<void()> sequence(std::vector<std::function<void()>> steps) {
 
 dnnl::memory::desc desc(const dims& shape, tag format) { return {shape, kF32, format}; }
 
-// A 3x3 stride-1 pad-1 convolution with relu; `winograd`: the Winograd
-// primitive with the reorders from and to channels-last around it.
-Form conv3x3(Workspace& w, int64_t in, int64_t out, int64_t size, bool winograd) {
+// A 3x3 stride-1 pad-1 convolution with relu of a channels-last image by
+// `algorithm` (direct or Winograd), with the activations in `layout`: nhwc,
+// or another (any: oneDNN's choice) with the reorders from and to
+// channels-last the engine would run around it.
+Form conv3x3(Workspace& w, int64_t in, int64_t out, int64_t size, dnnl::algorithm algorithm,
+             tag layout) {
   const dims x{1, in, size, size};
   const dims y{1, out, size, size};
   dnnl::post_ops ops;
   ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
   dnnl::primitive_attr attr;
   attr.set_post_ops(ops);
-  const tag activations = winograd ? tag::any : tag::nhwc;
-  const dnnl::convolution_forward::primitive_desc pd(
-      {dnnl::prop_kind::forward_inference,
-       winograd ? dnnl::algorithm::convolution_winograd : dnnl::algorithm::convolution_direct,
-       desc(x, activations),
-       desc({out, in, 3, 3}, tag::any),
-       desc({out}, tag::x),
-       desc(y, activations),
-       {1, 1},
-       {1, 1},
-       {1, 1}},
-      attr, w.engine());
+  const dnnl::convolution_forward::primitive_desc pd({dnnl::prop_kind::forward_inference,
+                                                      algorithm,
+                                                      desc(x, layout),
+                                                      desc({out, in, 3, 3}, tag::any),
+                                                      desc({out}, tag::x),
+                                                      desc(y, layout),
+                                                      {1, 1},
+                                                      {1, 1},
+                                                      {1, 1}},
+                                                     attr, w.engine());
   dnnl::memory src = w.memory(pd.src_desc());
   dnnl::memory dst = w.memory(pd.dst_desc());
   auto conv =
@@ -124,9 +127,10 @@ Form conv3x3(Workspace& w, int64_t in, int64_t out, int64_t size, bool winograd)
                                              {DNNL_ARG_WEIGHTS, w.memory(pd.weights_desc())},
                                              {DNNL_ARG_BIAS, w.memory(pd.bias_desc())},
                                              {DNNL_ARG_DST, dst}});
-  const std::string label =
-      fmt::format("{} {}", winograd ? "winograd" : "direct", pd.impl_info_str());
-  if (!winograd) return {label, conv};
+  const bool winograd = algorithm == dnnl::algorithm::convolution_winograd;
+  const std::string label = fmt::format("{} {}{}", winograd ? "winograd" : "direct",
+                                        pd.impl_info_str(), layout == tag::nchw ? " nchw" : "");
+  if (layout == tag::nhwc) return {label, conv};
   dnnl::memory user_x = w.memory(desc(x, tag::nhwc));
   dnnl::memory user_y = w.memory(desc(y, tag::nhwc));
   auto in_reorder =
@@ -256,10 +260,15 @@ Form conv_or_gemm(Workspace& w, int64_t in, int64_t out, int64_t size, int64_t k
   attr.set_post_ops(ops);
   if (!gemm) {
     const dnnl::convolution_forward::primitive_desc pd(
-        {dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-         desc({1, in, size, size}, tag::nhwc), desc({out, in, k, k}, tag::any),
-         desc({out}, tag::x), desc({1, out, out_size, out_size}, tag::nhwc),
-         {stride, stride}, {pad, pad}, {pad, pad}},
+        {dnnl::prop_kind::forward_inference,
+         dnnl::algorithm::convolution_direct,
+         desc({1, in, size, size}, tag::nhwc),
+         desc({out, in, k, k}, tag::any),
+         desc({out}, tag::x),
+         desc({1, out, out_size, out_size}, tag::nhwc),
+         {stride, stride},
+         {pad, pad},
+         {pad, pad}},
         attr, w.engine());
     return {fmt::format("direct {}", pd.impl_info_str()),
             w.call(dnnl::convolution_forward(pd), {{DNNL_ARG_SRC, w.memory(pd.src_desc())},
@@ -269,10 +278,10 @@ Form conv_or_gemm(Workspace& w, int64_t in, int64_t out, int64_t size, int64_t k
   }
   const int64_t pixels = out_size * out_size;
   const int64_t depth = k * k * in;
-  const dnnl::matmul::primitive_desc pd({desc({pixels, depth}, tag::ab),
-                                         desc({depth, out}, tag::any), desc({1, out}, tag::ab),
-                                         desc({pixels, out}, tag::ab)},
-                                        attr, w.engine());
+  const dnnl::matmul::primitive_desc pd(
+      {desc({pixels, depth}, tag::ab), desc({depth, out}, tag::any), desc({1, out}, tag::ab),
+       desc({pixels, out}, tag::ab)},
+      attr, w.engine());
   dnnl::memory columns = w.memory(pd.src_desc());
   auto product = w.call(dnnl::matmul(pd), {{DNNL_ARG_SRC, columns},
                                            {DNNL_ARG_WEIGHTS, w.memory(pd.weights_desc())},
@@ -303,46 +312,14 @@ Form conv_or_gemm(Workspace& w, int64_t in, int64_t out, int64_t size, int64_t k
   return {"im2col + " + label, sequence({im2col, product})};
 }
 
-// A 3x3 stride-1 pad-1 convolution with relu on a channels-last image, with
-// the activations in `layout` (nhwc, or any/nchw with the reorders from and
-// to channels-last around the call).
-Form conv3x3_layout(Workspace& w, int64_t in, int64_t out, int64_t size, tag layout) {
-  const dims x{1, in, size, size};
-  const dims y{1, out, size, size};
-  dnnl::post_ops ops;
-  ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-  dnnl::primitive_attr attr;
-  attr.set_post_ops(ops);
-  const dnnl::convolution_forward::primitive_desc pd(
-      {dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-       desc(x, layout), desc({out, in, 3, 3}, tag::any), desc({out}, tag::x), desc(y, layout),
-       {1, 1}, {1, 1}, {1, 1}},
-      attr, w.engine());
-  dnnl::memory src = w.memory(pd.src_desc());
-  dnnl::memory dst = w.memory(pd.dst_desc());
-  auto conv = w.call(dnnl::convolution_forward(pd),
-                     {{DNNL_ARG_SRC, src},
-                      {DNNL_ARG_WEIGHTS, w.memory(pd.weights_desc())},
-                      {DNNL_ARG_BIAS, w.memory(pd.bias_desc())},
-                      {DNNL_ARG_DST, dst}});
-  const std::string label = fmt::format("{} {}", layout == tag::nhwc ? "nhwc" : "other", pd.impl_info_str());
-  if (layout == tag::nhwc) return {label, conv};
-  dnnl::memory user_x = w.memory(desc(x, tag::nhwc));
-  dnnl::memory user_y = w.memory(desc(y, tag::nhwc));
-  auto in_reorder =
-      w.call(dnnl::reorder(user_x, src), {{DNNL_ARG_FROM, user_x}, {DNNL_ARG_TO, src}});
-  auto out_reorder =
-      w.call(dnnl::reorder(dst, user_y), {{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, user_y}});
-  return {label + " + reorders", sequence({in_reorder, conv, out_reorder})};
-}
-
 std::vector<Comparison> comparisons(Workspace& w) {
   std::vector<Comparison> all;
   const int64_t conv_shapes[][3] = {
       {64, 64, 56}, {128, 128, 28}, {256, 256, 14}, {512, 512, 7}, {96, 24, 160}};
   for (const auto& [in, out, size] : conv_shapes) {
     all.push_back({"winograd", fmt::format("{}->{} channels, {}x{}", in, out, size, size),
-                   conv3x3(w, in, out, size, false), conv3x3(w, in, out, size, true)});
+                   conv3x3(w, in, out, size, dnnl::algorithm::convolution_direct, tag::nhwc),
+                   conv3x3(w, in, out, size, dnnl::algorithm::convolution_winograd, tag::any)});
   }
   using kernels::fused::ActivationKind;
   for (const auto& [k, n] : std::vector<std::pair<int64_t, int64_t>>{{768, 3072}, {3072, 768}}) {
@@ -373,8 +350,9 @@ std::vector<Comparison> comparisons(Workspace& w) {
                    conv_or_gemm(w, in, out, size, k, stride, true)});
   }
   for (const tag layout : {tag::any, tag::nchw}) {
-    all.push_back({"layout", "3x3 96->24, 160x160", conv3x3_layout(w, 96, 24, 160, tag::nhwc),
-                   conv3x3_layout(w, 96, 24, 160, layout)});
+    const auto direct = dnnl::algorithm::convolution_direct;
+    all.push_back({"layout", "3x3 96->24, 160x160", conv3x3(w, 96, 24, 160, direct, tag::nhwc),
+                   conv3x3(w, 96, 24, 160, direct, layout)});
   }
   return all;
 }
