@@ -15,5 +15,6 @@ std::unique_ptr<GraphPass> make_batchnorm_folding_pass(std::shared_ptr<FusionLab
 std::unique_ptr<GraphPass> make_residual_add_fusion_pass(std::shared_ptr<FusionLabels> labels);
 std::unique_ptr<GraphPass> make_activation_fusion_pass(std::shared_ptr<FusionLabels> labels);
 std::unique_ptr<GraphPass> make_activation_affine_fusion_pass(std::shared_ptr<FusionLabels> labels);
+std::unique_ptr<GraphPass> make_residual_scale_folding_pass();
 
 }  // namespace inferlab::optimizer::conv_fusion

@@ -12,6 +12,7 @@ std::vector<std::unique_ptr<GraphPass>> conv_fusion_passes() {
   passes.push_back(conv_fusion::make_residual_add_fusion_pass(labels));
   passes.push_back(conv_fusion::make_activation_fusion_pass(labels));
   passes.push_back(conv_fusion::make_activation_affine_fusion_pass(labels));
+  passes.push_back(conv_fusion::make_residual_scale_folding_pass());
   return passes;
 }
 
