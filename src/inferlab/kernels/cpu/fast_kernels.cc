@@ -26,7 +26,7 @@ void add_fast_kernels(OpRegistry& registry, Isa isa) {
   add_gelu_kernels(registry, table);
   add_resize_kernel(registry);
   add_concat_kernel(registry);
-  add_global_average_pool_kernel(registry);
+  add_global_average_pool_kernel(registry, table);
   add_batch_normalization_kernel(registry);
 }
 

@@ -35,7 +35,7 @@ void add_gelu_kernels(OpRegistry& registry, const KernelTable& table);
 void add_resize_kernel(OpRegistry& registry);
 void add_concat_kernel(OpRegistry& registry);
 // Channels-last global average pooling split by pixels: global_average_pool.cc.
-void add_global_average_pool_kernel(OpRegistry& registry);
+void add_global_average_pool_kernel(OpRegistry& registry, const KernelTable& table);
 // Memory-bound multiply-adds the compiler vectorizes: batch_normalization.cc.
 void add_batch_normalization_kernel(OpRegistry& registry);
 

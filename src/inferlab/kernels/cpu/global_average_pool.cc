@@ -1,8 +1,9 @@
 // ai.inferlab NhwcGlobalAveragePool for float32: the mean over the pixels of
 // each channel of a channels-last [N, spatial..., C] tensor. The pixels are
 // split over the team in contiguous ranges, each thread summing its rows
-// into C partial sums (then added in thread order, so the result does not
-// depend on timing beyond the split). oneDNN's pooling splits a global pool
+// into C partial sums with the kernel table's channel_sums_f32 (then added
+// in thread order, so the result does not depend on timing beyond the
+// split). oneDNN's pooling splits a global pool
 // by channel blocks, so every thread read across every pixel's cache lines
 // and the pool took as long on two threads as on one (efficientnet_b0's
 // 17 squeeze-excite pools: 0.43 ms at 1 thread, 0.45 at 2).
@@ -17,15 +18,7 @@
 namespace inferlab::kernels::cpu {
 namespace {
 
-// sums[c] += x[p, c] over pixels [begin, end).
-void add_pixels(const float* x, int64_t channels, int64_t begin, int64_t end, float* sums) {
-  for (int64_t p = begin; p < end; ++p) {
-    const float* pixel = x + p * channels;
-    for (int64_t c = 0; c < channels; ++c) sums[c] += pixel[c];
-  }
-}
-
-bool global_average_pool(KernelContext& ctx) {
+bool global_average_pool(const KernelTable& table, KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   if (x.dtype() != DataType::kFloat32 || x.rank() < 3 || x.numel() == 0) return false;
   const Shape& shape = x.shape();
@@ -42,7 +35,8 @@ bool global_average_pool(KernelContext& ctx) {
     const float* image = x.data<float>() + n * pixels * channels;
     std::fill_n(partial, threads * channels, 0.0f);
     parallel_ranges(pixels, channels, 1, [&](int64_t begin, int64_t end) {
-      add_pixels(image, channels, begin, end, partial + omp_get_thread_num() * channels);
+      table.channel_sums_f32(image + begin * channels, end - begin, channels,
+                             partial + omp_get_thread_num() * channels);
     });
     float* out = y.data<float>() + n * channels;
     const auto scale = static_cast<float>(1.0 / static_cast<double>(pixels));
@@ -57,8 +51,9 @@ bool global_average_pool(KernelContext& ctx) {
 
 }  // namespace
 
-void add_global_average_pool_kernel(OpRegistry& registry) {
-  replace_compute(registry, "ai.inferlab", "NhwcGlobalAveragePool", global_average_pool);
+void add_global_average_pool_kernel(OpRegistry& registry, const KernelTable& table) {
+  replace_compute(registry, "ai.inferlab", "NhwcGlobalAveragePool",
+                  [&table](KernelContext& ctx) { return global_average_pool(table, ctx); });
 }
 
 }  // namespace inferlab::kernels::cpu

@@ -92,6 +92,8 @@ struct KernelTable {
   // n in [n_begin, n_end); w is [N, k] row-major; bias may be null.
   void (*gemv_f32)(const float* x, const float* w, const float* bias, float* y, int64_t k,
                    int64_t n_begin, int64_t n_end);
+  // sums[c] += x[p, c] over `pixels` channels-last pixels of `channels`.
+  void (*channel_sums_f32)(const float* x, int64_t pixels, int64_t channels, float* sums);
 };
 
 // The table for `isa`; the caller makes sure the CPU runs it.
