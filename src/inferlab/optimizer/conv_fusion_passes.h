@@ -1,7 +1,7 @@
 // The level-2 fusions of convolutional models (docs/optimizer.md, "Extended
 // passes"): batchnorm_folding, residual_add_fusion, activation_fusion,
-// activation_affine_fusion, residual_scale_folding, in the order they run. They produce the ai.inferlab FusedConv,
-// FusedGemm and FusedMatMul of docs/fused-ops.md.
+// activation_affine_fusion, residual_scale_folding, in the order they run. They produce the
+// ai.inferlab FusedConv, FusedGemm and FusedMatMul of docs/fused-ops.md.
 #pragma once
 
 #include <memory>
