@@ -167,6 +167,15 @@ TEST(FusedConvKernel, RejectsBadResidualAndActivation) {
         run_kernel("ai.inferlab", "FusedConv", 1, {{"activation", string_attr("Clip")}}, {x, w});
       },
       ErrorCode::kInvalidModel, {"takes 2 activation_params, got 0"});
+  inferlab::testing::expect_error(
+      [&] {
+        run_kernel("ai.inferlab", "FusedConv", 1,
+                   {{"activation", string_attr("Relu")},
+                    {"activation_affine", floats_attr({1.0f, 0.5f, 2.0f})}},
+                   {x, w});
+      },
+      ErrorCode::kInvalidModel,
+      {"FusedConv node 'node'", "activation_affine takes [scale, shift]"});
 }
 
 TEST(FusedGemmKernel, MatchesGemmActivationChain) {

@@ -30,7 +30,7 @@ namespace {
 // block. InferLab's vectorized kernel (cpu::KernelTable::block_upsample_f32)
 // writes the output rows directly. oneDNN's deconvolution ran these several
 // times slower, and a oneDNN matmul into a column buffer plus a scatter
-// pass 3.9x slower on PaddleOCR's 24-channel 160x160 -> 320x320 head: the
+// pass 3.5x slower on PaddleOCR's 24-channel 160x160 -> 320x320 head: the
 // product has only C = 24 terms, so the time goes to moving the output.
 struct BlockUpsampling {
   const cpu::KernelTable* table = nullptr;  // set when this path is used

@@ -87,6 +87,19 @@ std::optional<Shape> addend_shape(const Shape& addend, const Shape& y,
 
 bool gemm_form(Form form) { return form == Form::kGemm || form == Form::kFusedGemm; }
 
+// Whether either prepared form computes the node: float32 throughout, and
+// Gemm's alpha (and beta, with a C) 1.
+bool mappable(const PrepareContext& ctx, Form form) {
+  if (ctx.input(0).dtype != DataType::kFloat32 || ctx.input(1).dtype != DataType::kFloat32 ||
+      ctx.output(0).dtype != DataType::kFloat32) {
+    return false;
+  }
+  if (!gemm_form(form)) return true;
+  const NodeInfo& node = ctx.node();
+  return node.attr_float("alpha", 1.0f) == 1.0f &&
+         (!ctx.has_input(2) || node.attr_float("beta", 1.0f) == 1.0f);
+}
+
 // The Gemv state when A is one row and B a constant matrix, else null.
 std::unique_ptr<MatMulState> prepare_gemv(PrepareContext& ctx, Form form,
                                           const cpu::KernelTable& table) {
@@ -148,16 +161,9 @@ std::unique_ptr<KernelState> prepare_matmul(PrepareContext& ctx, Form form) {
   const ValueFacts& a = ctx.input(0);
   const ValueFacts& b = ctx.input(1);
   const Shape& y = ctx.output(0).shape;
-  if (a.dtype != DataType::kFloat32 || b.dtype != DataType::kFloat32 || a.shape.size() < 2 ||
-      b.shape.size() < 2 || y.size() > 6 || ctx.output(0).dtype != DataType::kFloat32) {
-    return nullptr;
-  }
+  if (a.shape.size() < 2 || b.shape.size() < 2 || y.size() > 6) return nullptr;
   const bool gemm = gemm_form(form);
   const bool has_addend = ctx.has_input(2);
-  if (gemm && (node.attr_float("alpha", 1.0f) != 1.0f ||
-               (has_addend && node.attr_float("beta", 1.0f) != 1.0f))) {
-    return nullptr;
-  }
   const std::optional<int64_t> rows = gemm ? std::nullopt : folded_rows(a.shape, b.shape);
   // The shapes oneDNN sees: the folded 2-D product, or every operand at the
   // output's rank.
@@ -242,14 +248,7 @@ OpKernel with_dnnl(OpKernel kernel, Form form, const cpu::KernelTable& table) {
   return on_dnnl<MatMulState>(
       std::move(kernel),
       [form, &table](PrepareContext& ctx) -> std::unique_ptr<KernelState> {
-        if (ctx.input(0).dtype != DataType::kFloat32 || ctx.input(1).dtype != DataType::kFloat32 ||
-            ctx.output(0).dtype != DataType::kFloat32) {
-          return nullptr;
-        }
-        if (gemm_form(form) && ctx.node().attr_float("alpha", 1.0f) != 1.0f) return nullptr;
-        if (gemm_form(form) && ctx.has_input(2) && ctx.node().attr_float("beta", 1.0f) != 1.0f) {
-          return nullptr;
-        }
+        if (!mappable(ctx, form)) return nullptr;  // the reference kernel handles it
         if (auto gemv = prepare_gemv(ctx, form, table)) return gemv;
         return prepare_matmul(ctx, form);
       },
