@@ -33,11 +33,12 @@ struct Case {
 // What sessions execute with on this CPU; INFERLAB_TEST_MAX_ISA (avx2,
 // portable) lowers it for the ctest entries that run these tests at a
 // lower ISA.
-inline const OpRegistry& fast_registry() {
+inline cpu::Isa fast_isa() {
   const char* limit = std::getenv("INFERLAB_TEST_MAX_ISA");
   const cpu::Isa max_isa = limit != nullptr ? cpu::parse_isa(limit) : cpu::Isa::kAvx512;
-  return OpRegistry::for_isa(cpu::effective_isa(max_isa));
+  return cpu::effective_isa(max_isa);
 }
+inline const OpRegistry& fast_registry() { return OpRegistry::for_isa(fast_isa()); }
 
 struct Outcome {
   Tensor output;

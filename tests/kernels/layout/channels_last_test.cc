@@ -6,6 +6,7 @@
 // (no plan) and on oneDNN (planned), and transposed back for comparison.
 #include <gtest/gtest.h>
 
+#include "inferlab/kernels/cpu/kernel_table.h"
 #include "inferlab/kernels/layout/channels_last.h"
 #include "kernels/dnnl/dnnl_test_harness.h"
 #include "kernels/tensor_ops_harness.h"
@@ -17,6 +18,7 @@ using dnnl_testing::Case;
 using dnnl_testing::fast_registry;
 using dnnl_testing::Outcome;
 using dnnl_testing::run;
+using inferlab::testing::floats_attr;
 using inferlab::testing::int_attr;
 using inferlab::testing::ints_attr;
 using inferlab::testing::random_float_tensor;
@@ -49,8 +51,9 @@ Case channels_last_case(Case c, std::initializer_list<size_t> layout_inputs) {
   return c;
 }
 
-void expect_channels_last_matches(const Case& first, std::initializer_list<size_t> layout_inputs,
-                                  const std::string& label) {
+// Returns the planned run (its implementation).
+Outcome expect_channels_last_matches(const Case& first, std::initializer_list<size_t> layout_inputs,
+                                     const std::string& label) {
   const Tensor expected = run(OpRegistry::reference(), first, false).output;
   const Case last = channels_last_case(first, layout_inputs);
   const Outcome reference = run(OpRegistry::reference(), last, false);
@@ -62,6 +65,7 @@ void expect_channels_last_matches(const Case& first, std::initializer_list<size_
   EXPECT_TRUE(fast.prepared) << label << ": oneDNN did not take it";
   EXPECT_LE(inferlab::testing::relative_error(to_first(fast.output), expected), 1e-5)
       << label << " (oneDNN)";
+  return fast;
 }
 
 TEST(ChannelsLast, ShapesAndCopiesRoundTrip) {
@@ -112,6 +116,71 @@ TEST(ChannelsLast, FusedConvMatchesChannelsFirstWithActivationAndResidual) {
         expect_channels_last_matches(c, {0, 3},
                                      shape.label + " " + activation + (residual ? " +Z" : ""));
       }
+    }
+  }
+}
+
+// A 3x3 stride-1 FusedConv whose output channels are fewer than two
+// vectors of the ISA and not a multiple of one runs on narrow_conv_f32
+// (24 and 12 on AVX-512; 12 on AVX2, where 24 is three whole vectors), with
+// its bias, activation and activation_affine; with a residual, a stride or
+// channels it cannot tile, oneDNN runs it.
+TEST(ChannelsLast, FewOutputChannelsRunOnTheNarrowKernel) {
+  const cpu::KernelTable& table = cpu::kernel_table(dnnl_testing::fast_isa());
+  const int64_t vector = table.narrow_conv_channels;
+  struct NarrowCase {
+    std::string label;
+    Shape x, w;
+    model::AttributeMap attributes;
+    bool bias = true;
+    bool residual = false;
+  };
+  const auto pads = [](std::vector<int64_t> p) { return ints_attr(p); };
+  const std::vector<NarrowCase> cases = {
+      {"32 -> 24", {1, 32, 9, 11}, {24, 32, 3, 3}, {{"pads", pads({1, 1, 1, 1})}}},
+      {"16 -> 12 batch 2 no bias",
+       {2, 16, 5, 7},
+       {12, 16, 3, 3},
+       {{"pads", pads({1, 1, 1, 1})}},
+       false},
+      {"48 -> 12 asymmetric pads", {1, 48, 6, 13}, {12, 48, 3, 3}, {{"pads", pads({0, 1, 2, 0})}}},
+      {"16 -> 12 no pads", {1, 16, 4, 6}, {12, 16, 3, 3}, {}},
+      {"16 -> 12 with the residual",
+       {1, 16, 5, 5},
+       {12, 16, 3, 3},
+       {{"pads", pads({1, 1, 1, 1})}},
+       true,
+       true},
+      {"16 -> 12 stride 2",
+       {1, 16, 9, 9},
+       {12, 16, 3, 3},
+       {{"pads", pads({1, 1, 1, 1})}, {"strides", ints_attr({2, 2})}}},
+      {"12 -> 12 (channels not whole vectors)",
+       {1, 12, 5, 5},
+       {12, 12, 3, 3},
+       {{"pads", pads({1, 1, 1, 1})}}},
+  };
+  uint32_t seed = 500;
+  for (const NarrowCase& shape : cases) {
+    const int64_t outputs = shape.w[0];
+    const bool narrow = !shape.residual && shape.attributes.count("strides") == 0 &&
+                        shape.x[1] % vector == 0 && outputs % vector != 0 && outputs < 2 * vector;
+    for (const char* activation : {"", "Relu", "HardSwish"}) {
+      Case c{"ai.inferlab", "FusedConv", shape.attributes, {}};
+      c.attributes["activation"] = string_attr(activation);
+      c.attributes["activation_affine"] = floats_attr({0.5f, 0.25f});
+      c.inputs = {random_float_tensor(shape.x, seed), random_float_tensor(shape.w, seed + 1)};
+      if (shape.bias) c.inputs.push_back(random_float_tensor({outputs}, seed + 2));
+      if (shape.residual) {
+        const Shape y = run(OpRegistry::reference(), c, false).output.shape();
+        while (c.inputs.size() < 3) c.inputs.emplace_back();
+        c.inputs.push_back(random_float_tensor(y, seed + 3));
+      }
+      seed += 4;
+      const std::string label = shape.label + " " + activation;
+      const Outcome fast = expect_channels_last_matches(c, {0, 3}, label);
+      EXPECT_EQ(fast.implementation.rfind("narrow_conv_f32", 0) == 0, narrow)
+          << label << ": " << fast.implementation;
     }
   }
 }

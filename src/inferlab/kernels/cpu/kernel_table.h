@@ -57,6 +57,21 @@ constexpr int64_t block_upsample_stride(int64_t width) {
   return (lines % 16 == 0 ? lines + 1 : lines) * 16;
 }
 
+// A stride-1, undilated, ungrouped 3x3 convolution of one channels-last
+// image: x [in_h, in_w, channels] -> y [out_h, out_w, out_channels], the
+// input read as zero outside [0, in_h) x [0, in_w) after the top and left
+// pads.
+struct NarrowConvShape {
+  int64_t channels = 0;
+  int64_t out_channels = 0;
+  int64_t in_h = 0;
+  int64_t in_w = 0;
+  int64_t out_h = 0;
+  int64_t out_w = 0;
+  int64_t pad_top = 0;
+  int64_t pad_left = 0;
+};
+
 struct KernelTable {
   Isa isa;
   // y[i] = f(x[i]), i < n.
@@ -94,6 +109,17 @@ struct KernelTable {
                    int64_t n_begin, int64_t n_end);
   // sums[c] += x[p, c] over `pixels` channels-last pixels of `channels`.
   void (*channel_sums_f32)(const float* x, int64_t pixels, int64_t channels, float* sums);
+  // Output rows [row_begin, row_end) of a 3x3 convolution with few output
+  // channels, vectorized along the input channels (narrow_conv_f32.inc):
+  // y[h, w, m] = bias[m] + sum x[h + i - pad_top, w + j - pad_left, c] *
+  // W[m, c, i, j]. `weights` are packed [M / O][3][3][O][C] with O =
+  // narrow_conv_outputs; C must be a multiple of narrow_conv_channels and M
+  // of O; `zeros` holds C zeros (the padding's pixels).
+  void (*narrow_conv_f32)(const NarrowConvShape& shape, const float* x, const float* weights,
+                          const float* bias, const float* zeros, float* y, int64_t row_begin,
+                          int64_t row_end);
+  int narrow_conv_outputs;
+  int narrow_conv_channels;
 };
 
 // The table for `isa`; the caller makes sure the CPU runs it.

@@ -82,6 +82,20 @@ IL_SIMD_INLINE float reduce_add(VecF32 a) {
   s = _mm_add_ss(s, _mm_movehdup_ps(s));
   return _mm_cvtss_f32(s);
 }
+// Lane i = the sum of v[i]'s lanes, for 8 vectors (a tree of horizontal adds).
+IL_SIMD_INLINE VecF32 sum_each(const VecF32* v) {
+  const __m256 low = _mm256_hadd_ps(_mm256_hadd_ps(v[0].v, v[1].v), _mm256_hadd_ps(v[2].v, v[3].v));
+  const __m256 high =
+      _mm256_hadd_ps(_mm256_hadd_ps(v[4].v, v[5].v), _mm256_hadd_ps(v[6].v, v[7].v));
+  // low: v0..v3's sums of lanes 0-3, then of lanes 4-7; high: the same for v4..v7.
+  return {_mm256_add_ps(_mm256_permute2f128_ps(low, high, 0x20),
+                        _mm256_permute2f128_ps(low, high, 0x31))};
+}
+// Lane i = a[i + n] for i + n < 8 (the lanes above are unspecified).
+IL_SIMD_INLINE VecF32 shift_down(VecF32 a, int n) {
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return {_mm256_permutevar8x32_ps(a.v, _mm256_add_epi32(lanes, _mm256_set1_epi32(n)))};
+}
 IL_SIMD_INLINE float reduce_max(VecF32 a) {
   __m128 s = _mm_max_ps(_mm256_castps256_ps128(a.v), _mm256_extractf128_ps(a.v, 1));
   s = _mm_max_ps(s, _mm_movehl_ps(s, s));

@@ -78,6 +78,37 @@ IL_SIMD_INLINE void store_interleaved(VecF32 a, VecF32 b, float* p, int n) {
   if (n > 8) second.store_partial(p + 16, 2 * n - 16);
 }
 IL_SIMD_INLINE float reduce_add(VecF32 a) { return _mm512_reduce_add_ps(a.v); }
+// Lane i = the sum of v[i]'s lanes, for 16 vectors: a transposing tree of
+// 15 adds, so a reduction per output costs about one operation.
+IL_SIMD_INLINE VecF32 sum_each(const VecF32* v) {
+  // The tree leaves lane 4q + j holding slot 4j + q: slots are fed transposed.
+  __m512 pairs[8];
+  for (int i = 0; i < 8; ++i) {
+    const __m512 a = v[(2 * i) % 4 * 4 + (2 * i) / 4].v;
+    const __m512 b = v[(2 * i + 1) % 4 * 4 + (2 * i + 1) / 4].v;
+    pairs[i] = _mm512_add_ps(_mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(1, 0, 1, 0)),
+                             _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(3, 2, 3, 2)));
+  }
+  __m512 quads[4];
+  for (int i = 0; i < 4; ++i) {
+    quads[i] = _mm512_add_ps(
+        _mm512_shuffle_f32x4(pairs[2 * i], pairs[2 * i + 1], _MM_SHUFFLE(2, 0, 2, 0)),
+        _mm512_shuffle_f32x4(pairs[2 * i], pairs[2 * i + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+  }
+  __m512 halves[2];
+  for (int i = 0; i < 2; ++i) {
+    halves[i] =
+        _mm512_add_ps(_mm512_shuffle_ps(quads[2 * i], quads[2 * i + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                      _mm512_shuffle_ps(quads[2 * i], quads[2 * i + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+  }
+  return {_mm512_add_ps(_mm512_shuffle_ps(halves[0], halves[1], _MM_SHUFFLE(2, 0, 2, 0)),
+                        _mm512_shuffle_ps(halves[0], halves[1], _MM_SHUFFLE(3, 1, 3, 1)))};
+}
+// Lane i = a[i + n] for i + n < 16 (the lanes above are unspecified).
+IL_SIMD_INLINE VecF32 shift_down(VecF32 a, int n) {
+  const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  return {_mm512_permutexvar_ps(_mm512_add_epi32(lanes, _mm512_set1_epi32(n)), a.v)};
+}
 IL_SIMD_INLINE float reduce_max(VecF32 a) { return _mm512_reduce_max_ps(a.v); }
 
 }  // namespace inferlab::kernels::cpu::avx512

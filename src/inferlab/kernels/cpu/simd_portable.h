@@ -49,5 +49,8 @@ inline void store_interleaved(VecF32 a, VecF32 b, float* p, int) {
 }
 inline float reduce_add(VecF32 a) { return a.v; }
 inline float reduce_max(VecF32 a) { return a.v; }
+// Lane 0 = v[0]'s only lane.
+inline VecF32 sum_each(const VecF32* v) { return v[0]; }
+inline VecF32 shift_down(VecF32 a, int) { return a; }
 
 }  // namespace inferlab::kernels::cpu::portable

@@ -9,7 +9,8 @@
 // layout the convolution picks. A 3x3 stride-1 convolution runs as oneDNN's
 // Winograd convolution where that measured faster (prefers_winograd). Without a plan,
 // or for what oneDNN is not asked to do (non-float types), the reference
-// kernel runs.
+// kernel runs. A channels-last FusedConv with few output channels runs on
+// InferLab's own narrow_conv_f32 instead (narrow_conv.h).
 #include "inferlab/kernels/dnnl/dnnl_kernels.h"
 
 #include <cstring>
@@ -17,6 +18,7 @@
 
 #include "inferlab/kernels/dnnl/dnnl_call.h"
 #include "inferlab/kernels/dnnl/dnnl_post_ops.h"
+#include "inferlab/kernels/dnnl/narrow_conv.h"
 #include "inferlab/kernels/dnnl/packed_weights.h"
 #include "inferlab/kernels/fused/activation.h"
 #include "inferlab/kernels/fused/conv_fusion_kernels.h"
@@ -31,9 +33,13 @@ using tag = dnnl::memory::format_tag;
 constexpr size_t kResidual = 3;
 
 struct ConvState : KernelState {
-  std::string implementation() const override { return implementation_name; }
+  std::string implementation() const override {
+    return narrow ? "narrow_conv_f32:" + std::string(cpu::isa_name(narrow->table->isa))
+                  : implementation_name;
+  }
 
-  std::string implementation_name;  // oneDNN's, e.g. "brgconv:avx512_core"
+  std::optional<NarrowConv> narrow;  // when set, the rest is unused
+  std::string implementation_name;   // oneDNN's, e.g. "brgconv:avx512_core"
   DnnlCall conv;
   LayoutAdapter layouts;      // user X and Y <-> the convolution's layouts
   DnnlCall residual_reorder;  // Z -> the convolution's destination (sum post-op)
@@ -147,7 +153,8 @@ ConvProblem conv_problem(PrepareContext& ctx, bool fused) {
   return problem;
 }
 
-std::unique_ptr<KernelState> prepare_conv(PrepareContext& ctx, bool fused) {
+std::unique_ptr<KernelState> prepare_conv(PrepareContext& ctx, bool fused,
+                                          const cpu::KernelTable& table) {
   const NodeInfo& node = ctx.node();
   const ValueFacts& x = ctx.input(0);
   const bool has_bias = ctx.has_input(2);
@@ -157,6 +164,9 @@ std::unique_ptr<KernelState> prepare_conv(PrepareContext& ctx, bool fused) {
       ctx.output(0).dtype != DataType::kFloat32) {
     return nullptr;  // the reference kernel handles it
   }
+  auto state = std::make_unique<ConvState>();
+  if (fused) state->narrow = prepare_narrow_conv(ctx, table);
+  if (state->narrow) return state;
   const ConvProblem problem = conv_problem(ctx, fused);
   dnnl::post_ops ops;
   if (has_residual) ops.append_sum(1.0f);  // Y = act(conv + Z): the sum comes first
@@ -166,7 +176,6 @@ std::unique_ptr<KernelState> prepare_conv(PrepareContext& ctx, bool fused) {
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const dnnl::convolution_forward::primitive_desc pd = problem.primitive(attr);
 
-  auto state = std::make_unique<ConvState>();
   state->implementation_name = pd.impl_info_str();
   state->weights = packed_weights(ctx, 1, problem.weights, pd.weights_desc());
   if (has_bias) state->bias = ctx.input(2).value->raw_data();
@@ -186,6 +195,7 @@ std::unique_ptr<KernelState> prepare_conv(PrepareContext& ctx, bool fused) {
 }
 
 void run_conv(const ConvState& state, KernelContext& ctx, bool fused) {
+  if (state.narrow) return run_narrow_conv(*state.narrow, ctx);
   const NodeInfo& node = ctx.node();
   Tensor& y = ctx.output(0, DataType::kFloat32, state.output_shape);
   auto* scratch = static_cast<std::byte*>(ctx.scratch_bytes(state.scratch_bytes));
@@ -210,17 +220,18 @@ void run_conv(const ConvState& state, KernelContext& ctx, bool fused) {
   state.layouts.finish(y.raw_data(), scratch, node);
 }
 
-OpKernel with_dnnl(OpKernel kernel, bool fused) {
+OpKernel with_dnnl(OpKernel kernel, bool fused, const cpu::KernelTable& table) {
   return on_dnnl<ConvState>(
-      std::move(kernel), [fused](PrepareContext& ctx) { return prepare_conv(ctx, fused); },
+      std::move(kernel),
+      [fused, &table](PrepareContext& ctx) { return prepare_conv(ctx, fused, table); },
       [fused](ConvState& state, KernelContext& ctx) { run_conv(state, ctx, fused); });
 }
 
 }  // namespace
 
-void add_dnnl_conv_kernels(OpRegistry& registry) {
-  registry.add(with_dnnl(reference::conv_kernel(), false));
-  registry.add(with_dnnl(fused::fused_conv_kernel(), true));
+void add_dnnl_conv_kernels(OpRegistry& registry, const cpu::KernelTable& table) {
+  registry.add(with_dnnl(reference::conv_kernel(), false, table));
+  registry.add(with_dnnl(fused::fused_conv_kernel(), true, table));
 }
 
 }  // namespace inferlab::kernels::dnnl_backend

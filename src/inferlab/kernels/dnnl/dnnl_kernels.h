@@ -9,8 +9,9 @@
 
 namespace inferlab::kernels::dnnl_backend {
 
-// Conv and ai.inferlab FusedConv (dnnl_conv.cc).
-void add_dnnl_conv_kernels(OpRegistry& registry);
+// Conv and ai.inferlab FusedConv (dnnl_conv.cc); a FusedConv with few
+// output channels runs on `table`'s narrow_conv_f32.
+void add_dnnl_conv_kernels(OpRegistry& registry, const cpu::KernelTable& table);
 // ConvTranspose (dnnl_conv_transpose.cc); block upsampling runs on `table`.
 void add_dnnl_conv_transpose_kernel(OpRegistry& registry, const cpu::KernelTable& table);
 // MatMul, Gemm, ai.inferlab FusedMatMul and FusedGemm (dnnl_matmul.cc);
