@@ -42,18 +42,21 @@ Problem make_problem(int64_t channels, int64_t outputs, int64_t height, int64_t 
   return p;
 }
 
-// ONNX's [M, C, 3, 3] as the kernel's [M / O][3][3][O][C].
-std::vector<float> pack(const Problem& p, int64_t block) {
+// ONNX's [M, C, 3, 3] as the kernel's [M / O][3][C / L][3][O][L].
+std::vector<float> pack(const Problem& p, int64_t block, int64_t lanes) {
   const int64_t c_count = p.shape.channels;
   std::vector<float> packed(p.weights.size());
   size_t at = 0;
   for (int64_t b = 0; b < p.shape.out_channels / block; ++b) {
     for (int64_t i = 0; i < 3; ++i) {
-      for (int64_t j = 0; j < 3; ++j) {
-        for (int64_t o = 0; o < block; ++o) {
-          for (int64_t c = 0; c < c_count; ++c) {
-            packed[at++] =
-                p.weights[static_cast<size_t>(((b * block + o) * c_count + c) * 9 + i * 3 + j)];
+      for (int64_t cb = 0; cb < c_count / lanes; ++cb) {
+        for (int64_t j = 0; j < 3; ++j) {
+          for (int64_t o = 0; o < block; ++o) {
+            for (int64_t l = 0; l < lanes; ++l) {
+              const int64_t m = b * block + o;
+              const int64_t c = cb * lanes + l;
+              packed[at++] = p.weights[static_cast<size_t>((m * c_count + c) * 9 + i * 3 + j)];
+            }
           }
         }
       }
@@ -93,7 +96,8 @@ void expect_matches(const Problem& p, int64_t row_begin, int64_t row_end) {
     const KernelTable& table = kernel_table(isa);
     ASSERT_EQ(s.channels % table.narrow_conv_channels, 0);
     ASSERT_EQ(s.out_channels % table.narrow_conv_outputs, 0);
-    const std::vector<float> weights = pack(p, table.narrow_conv_outputs);
+    const std::vector<float> weights =
+        pack(p, table.narrow_conv_outputs, table.narrow_conv_channels);
     std::vector<float> y(static_cast<size_t>(s.out_h * s.out_w * s.out_channels), kUntouched);
     table.narrow_conv_f32(s, p.x.data(), weights.data(), p.bias.data(), zeros.data(), y.data(),
                           row_begin, row_end);

@@ -112,9 +112,10 @@ struct KernelTable {
   // Output rows [row_begin, row_end) of a 3x3 convolution with few output
   // channels, vectorized along the input channels (narrow_conv_f32.inc):
   // y[h, w, m] = bias[m] + sum x[h + i - pad_top, w + j - pad_left, c] *
-  // W[m, c, i, j]. `weights` are packed [M / O][3][3][O][C] with O =
-  // narrow_conv_outputs; C must be a multiple of narrow_conv_channels and M
-  // of O; `zeros` holds C zeros (the padding's pixels).
+  // W[m, c, i, j]. `weights` are packed [M / O][3][C / L][3][O][L] with
+  // O = narrow_conv_outputs and L = narrow_conv_channels (the vector
+  // width); C must be a multiple of L and M of O; `zeros` holds C zeros
+  // (the padding's pixels).
   void (*narrow_conv_f32)(const NarrowConvShape& shape, const float* x, const float* weights,
                           const float* bias, const float* zeros, float* y, int64_t row_begin,
                           int64_t row_end);

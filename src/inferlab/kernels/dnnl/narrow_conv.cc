@@ -58,15 +58,16 @@ std::optional<NarrowConv> prepare_narrow_conv(PrepareContext& ctx, const cpu::Ke
   } else {
     conv.zero_bias.assign(static_cast<size_t>(w[0]), 0.0f);
   }
-  // ONNX's W [M, C, 3, 3] read as [M / O, 3, 3, O, C]: a strided view oneDNN reorders.
+  // ONNX's W [M, C, 3, 3] read as [M / O, 3, C / L, 3, O, L]: a strided view oneDNN reorders.
   const int64_t o = table.narrow_conv_outputs;
+  const int64_t l = table.narrow_conv_channels;
   const int64_t c = w[1];
-  const dnnl::memory::dims dims{w[0] / o, 3, 3, o, c};
+  const dnnl::memory::dims dims{w[0] / o, 3, c / l, 3, o, l};
   const dnnl::memory::desc onnx_view(dims, dnnl::memory::data_type::f32,
-                                     dnnl::memory::dims{o * c * 9, 3, 1, c * 9, 9});
+                                     dnnl::memory::dims{o * c * 9, 3, l * 9, 1, c * 9, 9});
   conv.weights = packed_weights(
       ctx, 1, onnx_view,
-      dnnl::memory::desc(dims, dnnl::memory::data_type::f32, dnnl::memory::format_tag::abcde));
+      dnnl::memory::desc(dims, dnnl::memory::data_type::f32, dnnl::memory::format_tag::abcdef));
   return conv;
 }
 
