@@ -70,7 +70,9 @@ TEST(VectorMath, SpecialValuesFollowTheCLibrary) {
         } else if (y[i] != exact) {  // infinities compare equal
           // exp(-100) is denormal in the C library and flushed to 0 here.
           EXPECT_NEAR(y[i], exact, 1e-37) << isa_name(isa) << " x = " << x[i];
-          if (exact == 0) EXPECT_EQ(std::signbit(y[i]), std::signbit(exact)) << x[i];
+          if (exact == 0) {
+            EXPECT_EQ(std::signbit(y[i]), std::signbit(exact)) << x[i];
+          }
         }
       }
     }

@@ -127,7 +127,7 @@ TEST(ChannelsLast, FusedConvMatchesChannelsFirstWithActivationAndResidual) {
 // channels it cannot tile, oneDNN runs it.
 TEST(ChannelsLast, FewOutputChannelsRunOnTheNarrowKernel) {
   const cpu::KernelTable& table = cpu::kernel_table(dnnl_testing::fast_isa());
-  const int64_t vector = table.narrow_conv_channels;
+  const int64_t vector = table.narrow_conv_channels * table.narrow_conv_group;
   struct NarrowCase {
     std::string label;
     Shape x, w;
@@ -164,7 +164,9 @@ TEST(ChannelsLast, FewOutputChannelsRunOnTheNarrowKernel) {
   for (const NarrowCase& shape : cases) {
     const int64_t outputs = shape.w[0];
     const bool narrow = !shape.residual && shape.attributes.count("strides") == 0 &&
-                        shape.x[1] % vector == 0 && outputs % vector != 0 && outputs < 2 * vector;
+                        shape.x[1] % table.narrow_conv_channels == 0 &&
+                        outputs % table.narrow_conv_outputs == 0 && outputs % vector != 0 &&
+                        outputs < 2 * vector;
     for (const char* activation : {"", "Relu", "HardSwish"}) {
       Case c{"ai.inferlab", "FusedConv", shape.attributes, {}};
       c.attributes["activation"] = string_attr(activation);

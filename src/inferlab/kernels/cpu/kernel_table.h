@@ -112,15 +112,17 @@ struct KernelTable {
   // Output rows [row_begin, row_end) of a 3x3 convolution with few output
   // channels, vectorized along the input channels (narrow_conv_f32.inc):
   // y[h, w, m] = bias[m] + sum x[h + i - pad_top, w + j - pad_left, c] *
-  // W[m, c, i, j]. `weights` are packed [M / O][3][C / L][3][O][L] with
-  // O = narrow_conv_outputs and L = narrow_conv_channels (the vector
-  // width); C must be a multiple of L and M of O; `zeros` holds C zeros
-  // (the padding's pixels).
+  // W[m, c, i, j]. `weights` are packed [M / O][3][C / S][3][O / G][G][S]
+  // with O = narrow_conv_outputs, S = narrow_conv_channels and G =
+  // narrow_conv_group (outputs per vector; S * G is the vector width); C
+  // must be a multiple of S and M of O; `zeros` holds C zeros (the
+  // padding's pixels).
   void (*narrow_conv_f32)(const NarrowConvShape& shape, const float* x, const float* weights,
                           const float* bias, const float* zeros, float* y, int64_t row_begin,
                           int64_t row_end);
   int narrow_conv_outputs;
   int narrow_conv_channels;
+  int narrow_conv_group;
 };
 
 // The table for `isa`; the caller makes sure the CPU runs it.

@@ -91,6 +91,17 @@ IL_SIMD_INLINE VecF32 sum_each(const VecF32* v) {
   return {_mm256_add_ps(_mm256_permute2f128_ps(low, high, 0x20),
                         _mm256_permute2f128_ps(low, high, 0x31))};
 }
+// 4 floats from p in both halves (a load-port broadcast: no shuffle).
+IL_SIMD_INLINE VecF32 load_twice(const float* p) {
+  return {_mm256_broadcast_ps(reinterpret_cast<const __m128*>(p))};
+}
+// Lane 2k + h = the sum of half h (4 lanes) of v[k], for 4 vectors.
+IL_SIMD_INLINE VecF32 sum_halves_each(const VecF32* v) {
+  // hadd twice: v0..v3's half 0 sums in the low 128 bits, half 1 in the high.
+  const __m256 sums =
+      _mm256_hadd_ps(_mm256_hadd_ps(v[0].v, v[1].v), _mm256_hadd_ps(v[2].v, v[3].v));
+  return {_mm256_permutevar8x32_ps(sums, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))};
+}
 // Lane i = a[i + n] for i + n < 8 (the lanes above are unspecified).
 IL_SIMD_INLINE VecF32 shift_down(VecF32 a, int n) {
   const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);

@@ -104,6 +104,33 @@ IL_SIMD_INLINE VecF32 sum_each(const VecF32* v) {
   return {_mm512_add_ps(_mm512_shuffle_ps(halves[0], halves[1], _MM_SHUFFLE(2, 0, 2, 0)),
                         _mm512_shuffle_ps(halves[0], halves[1], _MM_SHUFFLE(3, 1, 3, 1)))};
 }
+// 8 floats from p in both halves (a load-port broadcast: no shuffle).
+IL_SIMD_INLINE VecF32 load_twice(const float* p) {
+  return {_mm512_broadcast_f32x8(_mm256_loadu_ps(p))};
+}
+// Lane 2k + h = the sum of half h (8 lanes) of v[k], for 8 vectors: two
+// outputs per vector halve the tree of sum_each per output.
+IL_SIMD_INLINE VecF32 sum_halves_each(const VecF32* v) {
+  __m512 quads[4];  // quarter q of quads[j]: the 4 partial sums of half q / 2 of v[2j + q % 2]
+  for (int j = 0; j < 4; ++j) {
+    const __m512 a = v[2 * j].v;
+    const __m512 b = v[2 * j + 1].v;
+    quads[j] = _mm512_add_ps(_mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(2, 0, 2, 0)),
+                             _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+  }
+  __m512 halves[2];
+  for (int i = 0; i < 2; ++i) {
+    halves[i] =
+        _mm512_add_ps(_mm512_shuffle_ps(quads[2 * i], quads[2 * i + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                      _mm512_shuffle_ps(quads[2 * i], quads[2 * i + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+  }
+  // Lane 4q + j holds output 4j + q: transposed back.
+  const __m512 sums =
+      _mm512_add_ps(_mm512_shuffle_ps(halves[0], halves[1], _MM_SHUFFLE(2, 0, 2, 0)),
+                    _mm512_shuffle_ps(halves[0], halves[1], _MM_SHUFFLE(3, 1, 3, 1)));
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  return {_mm512_permutexvar_ps(order, sums)};
+}
 // Lane i = a[i + n] for i + n < 16 (the lanes above are unspecified).
 IL_SIMD_INLINE VecF32 shift_down(VecF32 a, int n) {
   const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);

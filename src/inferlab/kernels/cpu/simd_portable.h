@@ -51,6 +51,10 @@ inline float reduce_add(VecF32 a) { return a.v; }
 inline float reduce_max(VecF32 a) { return a.v; }
 // Lane 0 = v[0]'s only lane.
 inline VecF32 sum_each(const VecF32* v) { return v[0]; }
+// A one-lane vector has no halves: these keep the shared kernel sources
+// compiling; the portable kernels sum one output per vector (sum_each).
+inline VecF32 load_twice(const float* p) { return {*p}; }
+inline VecF32 sum_halves_each(const VecF32* v) { return v[0]; }
 inline VecF32 shift_down(VecF32 a, int) { return a; }
 
 }  // namespace inferlab::kernels::cpu::portable

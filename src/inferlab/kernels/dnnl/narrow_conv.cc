@@ -24,8 +24,8 @@ bool qualifies(const Shape& x, const Shape& w, int64_t group, const reference::W
   }
   const int64_t channels = w[1];
   const int64_t outputs = w[0];
-  const int64_t vector = table.narrow_conv_channels;
-  return channels % vector == 0 && outputs % table.narrow_conv_outputs == 0 &&
+  const int64_t vector = table.narrow_conv_channels * table.narrow_conv_group;
+  return channels % table.narrow_conv_channels == 0 && outputs % table.narrow_conv_outputs == 0 &&
          outputs % vector != 0 && outputs < 2 * vector;
 }
 
@@ -58,16 +58,19 @@ std::optional<NarrowConv> prepare_narrow_conv(PrepareContext& ctx, const cpu::Ke
   } else {
     conv.zero_bias.assign(static_cast<size_t>(w[0]), 0.0f);
   }
-  // ONNX's W [M, C, 3, 3] read as [M / O, 3, C / L, 3, O, L]: a strided view oneDNN reorders.
+  // ONNX's W [M, C, 3, 3] read as [M / O, 3, C / S, 3, O / G, G, S]: a
+  // strided view oneDNN reorders.
   const int64_t o = table.narrow_conv_outputs;
-  const int64_t l = table.narrow_conv_channels;
+  const int64_t step = table.narrow_conv_channels;
+  const int64_t group = table.narrow_conv_group;
   const int64_t c = w[1];
-  const dnnl::memory::dims dims{w[0] / o, 3, c / l, 3, o, l};
-  const dnnl::memory::desc onnx_view(dims, dnnl::memory::data_type::f32,
-                                     dnnl::memory::dims{o * c * 9, 3, l * 9, 1, c * 9, 9});
+  const dnnl::memory::dims dims{w[0] / o, 3, c / step, 3, o / group, group, step};
+  const dnnl::memory::desc onnx_view(
+      dims, dnnl::memory::data_type::f32,
+      dnnl::memory::dims{o * c * 9, 3, step * 9, 1, group * c * 9, c * 9, 9});
   conv.weights = packed_weights(
       ctx, 1, onnx_view,
-      dnnl::memory::desc(dims, dnnl::memory::data_type::f32, dnnl::memory::format_tag::abcdef));
+      dnnl::memory::desc(dims, dnnl::memory::data_type::f32, dnnl::memory::format_tag::abcdefg));
   return conv;
 }
 

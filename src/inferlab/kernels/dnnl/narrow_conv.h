@@ -19,7 +19,7 @@ namespace inferlab::kernels::dnnl_backend {
 
 struct NarrowConv {
   const cpu::KernelTable* table = nullptr;
-  std::shared_ptr<AlignedBytes> weights;  // [M / O][3][C / L][3][O][L]
+  std::shared_ptr<AlignedBytes> weights;  // [M / O][3][C / S][3][O / G][G][S]
   const float* bias = nullptr;            // the constant bias, or zero_bias
   std::vector<float> zero_bias;
   std::vector<float> zeros;  // C zeros: the pixels of the padding
