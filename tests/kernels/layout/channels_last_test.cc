@@ -121,10 +121,12 @@ TEST(ChannelsLast, FusedConvMatchesChannelsFirstWithActivationAndResidual) {
 }
 
 // A 3x3 stride-1 FusedConv whose output channels are fewer than two
-// vectors of the ISA and not a multiple of one runs on narrow_conv_f32
-// (24 and 12 on AVX-512; 12 on AVX2, where 24 is three whole vectors), with
-// its bias, activation and activation_affine; with a residual, a stride or
-// channels it cannot tile, oneDNN runs it.
+// vectors of the ISA and not a multiple of one, in whole blocks of the
+// kernel's outputs, runs on narrow_conv_f32 (24 and 8 on AVX-512, in
+// blocks of 8; 12 on AVX2, in blocks of 4, where 24 is three whole
+// vectors), with its bias, activation and activation_affine; with a
+// residual, a stride or input channels it cannot step through, oneDNN runs
+// it.
 TEST(ChannelsLast, FewOutputChannelsRunOnTheNarrowKernel) {
   const cpu::KernelTable& table = cpu::kernel_table(dnnl_testing::fast_isa());
   const int64_t vector = table.narrow_conv_channels * table.narrow_conv_group;
@@ -138,26 +140,27 @@ TEST(ChannelsLast, FewOutputChannelsRunOnTheNarrowKernel) {
   const auto pads = [](std::vector<int64_t> p) { return ints_attr(p); };
   const std::vector<NarrowCase> cases = {
       {"32 -> 24", {1, 32, 9, 11}, {24, 32, 3, 3}, {{"pads", pads({1, 1, 1, 1})}}},
-      {"16 -> 12 batch 2 no bias",
+      {"16 -> 8 batch 2 no bias",
        {2, 16, 5, 7},
-       {12, 16, 3, 3},
+       {8, 16, 3, 3},
        {{"pads", pads({1, 1, 1, 1})}},
        false},
       {"48 -> 12 asymmetric pads", {1, 48, 6, 13}, {12, 48, 3, 3}, {{"pads", pads({0, 1, 2, 0})}}},
-      {"16 -> 12 no pads", {1, 16, 4, 6}, {12, 16, 3, 3}, {}},
-      {"16 -> 12 with the residual",
+      {"16 -> 24 no pads", {1, 16, 4, 6}, {24, 16, 3, 3}, {}},
+      {"16 -> 12 batch 2", {2, 16, 6, 9}, {12, 16, 3, 3}, {{"pads", pads({1, 1, 1, 1})}}},
+      {"16 -> 24 with the residual",
        {1, 16, 5, 5},
-       {12, 16, 3, 3},
+       {24, 16, 3, 3},
        {{"pads", pads({1, 1, 1, 1})}},
        true,
        true},
-      {"16 -> 12 stride 2",
+      {"16 -> 24 stride 2",
        {1, 16, 9, 9},
-       {12, 16, 3, 3},
+       {24, 16, 3, 3},
        {{"pads", pads({1, 1, 1, 1})}, {"strides", ints_attr({2, 2})}}},
-      {"12 -> 12 (channels not whole vectors)",
-       {1, 12, 5, 5},
-       {12, 12, 3, 3},
+      {"6 -> 12 (input channels not whole steps)",
+       {1, 6, 5, 5},
+       {12, 6, 3, 3},
        {{"pads", pads({1, 1, 1, 1})}}},
   };
   uint32_t seed = 500;
