@@ -1,6 +1,7 @@
 // The native backend through the Backend interface: same results as the
 // Session it wraps, staged and one-call runs agree, intermediate values and
-// per-node timing events come back, and bad inputs are clear errors.
+// per-node timing events come back, bad inputs are clear errors, and the
+// denormals setting is reported and checked.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -123,6 +124,26 @@ TEST(NativeBackend, RefusesWhatItCannotDoByName) {
   BackendOptions setting;
   setting.settings["mode"] = "x";
   EXPECT_THROW(backend->open(source, setting), Error);
+  BackendOptions denormals;
+  denormals.settings["denormals"] = "sometimes";
+  try {
+    backend->open(source, denormals);
+    FAIL() << "denormals=sometimes was accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("denormals is 'sometimes'"), std::string::npos)
+        << error.what();
+  }
+}
+
+// Denormals are flushed unless the denormals setting keeps them; the
+// configuration says which.
+TEST(NativeBackend, ReportsWhetherItFlushesDenormals) {
+  auto backend = make_native_backend();
+  const ModelSource source = ModelSource::resolve(zoo_model("mobilenet_v2_op17"));
+  EXPECT_EQ(backend->open(source, {})->configuration().at("denormals"), "flush");
+  BackendOptions keep;
+  keep.settings["denormals"] = "keep";
+  EXPECT_EQ(backend->open(source, keep)->configuration().at("denormals"), "keep");
 }
 
 }  // namespace

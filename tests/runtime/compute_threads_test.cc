@@ -4,6 +4,8 @@
 // (almost) idle during runs; with 2 another thread does a real share of the
 // work; and two sessions in one process keep their own counts when their
 // runs alternate. The caller's own OpenMP setting is put back after a run.
+// Denormals are flushed to zero on the caller and the team during a run
+// (unless the session keeps them), and the modes put back after.
 #include "inferlab/runtime/compute_threads.h"
 
 #include <omp.h>
@@ -18,6 +20,7 @@
 
 #include "inferlab/core/npy.h"
 #include "inferlab/runtime/session.h"
+#include "runtime_test_models.h"
 #include "test_util.h"
 
 namespace inferlab::runtime {
@@ -95,6 +98,65 @@ TEST(ComputeThreads, PutsTheCallersSettingBack) {
     EXPECT_EQ(omp_get_max_threads(), 1);
   }
   EXPECT_EQ(omp_get_max_threads(), 5);
+}
+
+// Team threads of `threads` that flush denormals.
+int team_threads_flushing(int threads) {
+  int flushing = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : flushing)
+  flushing += flushes_denormals() ? 1 : 0;
+  return flushing;
+}
+
+TEST(ComputeThreads, FlushesDenormalsOnTheCallerAndTheTeamForTheScopeOnly) {
+  ASSERT_FALSE(flushes_denormals());
+  for (int threads : {1, 2}) {
+    {
+      const ComputeThreads scope(threads, true);
+      EXPECT_TRUE(flushes_denormals()) << threads;
+      EXPECT_EQ(team_threads_flushing(threads), threads);
+    }
+    EXPECT_FALSE(flushes_denormals()) << threads;
+    EXPECT_EQ(team_threads_flushing(threads), 0) << threads;
+    {
+      const ComputeThreads scope(threads);
+      EXPECT_FALSE(flushes_denormals()) << threads;
+    }
+  }
+}
+
+// y = x * w with w = [1e-20, 1, 1]: 1e-20 * 1e-20 is denormal (flushed to
+// zero), a denormal x reads as zero, and normal values stay exact.
+TEST(ComputeThreads, ASessionFlushesDenormalsUnlessAskedToKeepThem) {
+  onnx::ModelProto model = testing::make_model_proto();
+  onnx::GraphProto* graph = model.mutable_graph();
+  testing::set_tensor_type(graph->add_input(), "x", onnx::TensorProto::FLOAT, {3});
+  testing::set_tensor_type(graph->add_output(), "y", onnx::TensorProto::FLOAT, {3});
+  testing::add_float_initializer(graph, "w", {3}, {1e-20f, 1.0f, 1.0f});
+  testing::add_graph_node(graph, "Mul", {"x", "w"}, {"y"}, "mul");
+  const float denormal = 1e-39f;
+  Tensor x(DataType::kFloat32, {3});
+  x.data<float>()[0] = 1e-20f;
+  x.data<float>()[1] = denormal;
+  x.data<float>()[2] = 2.0f;
+  for (bool flush : {true, false}) {
+    SessionOptions options;
+    options.threads = 2;
+    options.flush_denormals = flush;
+    Session session = testing::load_proto(model, options);
+    for (int run = 0; run < 2; ++run) {  // unplanned, then planned
+      const Tensor y = session.run({{"x", x}}).at("y");
+      if (flush) {
+        EXPECT_EQ(y.data<float>()[0], 0.0f);
+        EXPECT_EQ(y.data<float>()[1], 0.0f);
+      } else {
+        EXPECT_GT(y.data<float>()[0], 0.0f);
+        EXPECT_EQ(y.data<float>()[1], denormal);
+      }
+      EXPECT_EQ(y.data<float>()[2], 2.0f);
+    }
+    EXPECT_FALSE(flushes_denormals()) << "the caller's modes came back";
+  }
 }
 
 TEST(ComputeThreads, TwoSessionsInOneProcessEachUseTheirOwnCount) {

@@ -16,11 +16,26 @@ namespace {
 
 constexpr const char* kName = "native";
 
-void refuse_settings(const BackendOptions& options) {
-  if (!options.settings.empty()) {
-    fail(ErrorCode::kInvalidArgument, "{}: unknown setting '{}' (the native backend has none)",
-         kName, options.settings.begin()->first);
+// The native backend's one setting, "denormals": "flush" (the default:
+// SessionOptions::flush_denormals) or "keep".
+bool flush_denormals(const BackendOptions& options) {
+  for (const auto& [key, value] : options.settings) {
+    if (key != "denormals") {
+      fail(ErrorCode::kInvalidArgument,
+           "{}: unknown setting '{}' (the native backend has one: denormals=flush|keep)", kName,
+           key);
+    }
+    if (value != "flush" && value != "keep") {
+      fail(ErrorCode::kInvalidArgument, "{}: setting denormals is '{}'; use flush or keep", kName,
+           value);
+    }
   }
+  const auto it = options.settings.find("denormals");
+  return it == options.settings.end() || it->second == "flush";
+}
+
+void check_settings(const BackendOptions& options) {
+  flush_denormals(options);
   if (options.device != "cpu") {
     fail(ErrorCode::kUnsupported, "{}: device '{}' is not supported (only cpu)", kName,
          options.device);
@@ -66,6 +81,8 @@ class NativeModel final : public Model {
             {"isa", kernels::cpu::isa_name(
                         kernels::cpu::effective_isa(kernels::cpu::parse_isa(options_.max_isa)))},
             {"node_timing", options_.node_timing},
+            // Denormal floats flushed to zero while computing (or kept).
+            {"denormals", flush_denormals(options_) ? "flush" : "keep"},
             {"extra_outputs", options_.extra_outputs},
             {"optimization",
              {{"nodes_before", session_.optimization_log().nodes_before},
@@ -143,7 +160,7 @@ class NativeModel final : public Model {
  private:
   runtime::Session open_session(const ModelSource& source, const BackendOptions& options) {
     refuse_unsupported_options(kName, options, native_capabilities());
-    refuse_settings(options);
+    check_settings(options);
     const auto start = std::chrono::steady_clock::now();
     runtime::SessionOptions session_options;
     session_options.threads = options.threads;
@@ -153,6 +170,7 @@ class NativeModel final : public Model {
     session_options.opt_level = options.opt_level;
     session_options.max_isa = kernels::cpu::parse_isa(options.max_isa);
     session_options.plan_cache_dir = options.plan_cache_dir;
+    session_options.flush_denormals = flush_denormals(options);
     runtime::Session session = runtime::Session::load(source.require_onnx(kName), session_options);
     load_ms_ = static_cast<double>(nanoseconds_since(start)) / 1e6;
     return session;

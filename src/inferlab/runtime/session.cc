@@ -397,7 +397,7 @@ int Session::streams() const { return 1 + static_cast<int>(impl_->other_streams.
 int Session::threads_per_stream() const { return resolve_threads(impl_->threads_per_run); }
 
 TensorMap Session::run_on_this_stream(const TensorMap& inputs) {
-  const ComputeThreads threads(impl_->threads_per_run);
+  const ComputeThreads threads(impl_->threads_per_run, impl_->options.flush_denormals);
   const model::Graph& graph = *impl_->model.graph;
   const MatchedInputs matched = match_inputs(impl_->inputs, graph.overridable_initializers, inputs);
   if (Session* specialized = specialization_for(matched)) return specialized->run(inputs);
@@ -458,7 +458,7 @@ void Session::bind(const TensorMap& inputs, const TensorMap& outputs) {
 void Session::run() {
   if (!impl_->bound) fail(ErrorCode::kInvalidArgument, "run(): bind() inputs first");
   if (impl_->bound_specialized) return run_bound_specialization();
-  const ComputeThreads threads(impl_->threads_per_run);
+  const ComputeThreads threads(impl_->threads_per_run, impl_->options.flush_denormals);
   const model::Graph& graph = *impl_->model.graph;
   const MatchedInputs& matched = impl_->bound_matched;
   RunPlan* plan = plan_for(matched);

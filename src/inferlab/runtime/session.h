@@ -69,6 +69,10 @@ struct SessionOptions {
   // Directory of saved plans (runtime/plan_cache.h); empty: no cache. Only
   // Session::load (a model file) uses it.
   std::string plan_cache_dir;
+  // Compute with x86's flush-to-zero and denormals-are-zero modes during
+  // runs (runtime/compute_threads.h): a denormal operand costs an FMA about
+  // a hundred cycles; results below 1.2e-38 become 0.
+  bool flush_denormals = true;
   // Run plans (memory laid out in one arena, kernel contexts built once) kept
   // for this many input-shape signatures, least recently used dropped first;
   // a run with new input shapes builds one. 0: no plans (every run allocates).
