@@ -335,6 +335,20 @@ TEST(OnnxRuntimeBackend, RejectsUnknownSettingListingKnownOnes) {
                {"intra_threads", "save_optimized_model", "execution_provider"});
 }
 
+// denormals=flush sets session.set_denormal_as_zero; the configuration
+// says which; anything but flush or keep is refused by name.
+TEST(OnnxRuntimeBackend, DenormalsSettingIsReportedAndChecked) {
+  EXPECT_EQ(open_model(zoo_model("mobilenet_v2_op17"))->configuration().at("denormals"), "keep");
+  BackendOptions flush;
+  flush.settings["denormals"] = "flush";
+  EXPECT_EQ(open_model(zoo_model("mobilenet_v2_op17"), flush)->configuration().at("denormals"),
+            "flush");
+  BackendOptions bad;
+  bad.settings["denormals"] = "zero";
+  expect_error([&] { open_model(zoo_model("mobilenet_v2_op17"), bad); },
+               ErrorCode::kInvalidArgument, {"denormals", "zero", "flush or keep"});
+}
+
 TEST(OnnxRuntimeBackend, RefusesFp16Precision) {
   BackendOptions options;
   options.precision = "fp16";

@@ -1,8 +1,9 @@
 // `inferlab bench` and `inferlab gate` end to end on mobilenet_v2's model
 // directory with three backends (few, short rounds: this checks behaviour,
 // not speed): every figure of the schema is present, every report file is
-// written, the gate passes a result against itself and fails an injected
-// 20% regression, and sweep misuse is a clear error.
+// written, backend options reach their backend, the gate passes a result
+// against itself and fails an injected 20% regression, and sweep and
+// backend-option misuse are clear errors.
 #include <filesystem>
 #include <fstream>
 
@@ -21,7 +22,9 @@ class BenchCommand : public ::testing::Test {
     result_ = new CommandResult(
         run_cli("bench " + model +
                 " --backends native,onnxruntime,libtorch --threads 1 --rounds 3 --min-iterations 3"
-                " --min-round-ms 100 --warmup-runs 3 --settle-ms 20 --json " +
+                " --min-round-ms 100 --warmup-runs 3 --settle-ms 20"
+                " --backend-option onnxruntime:denormals=flush"
+                " --backend-option native:denormals=keep --json " +
                 *dir_ + "/r.json --csv " + *dir_ + "/r.csv --markdown " + *dir_ + "/r.md --html " +
                 *dir_ + "/r.html"));
   }
@@ -67,8 +70,9 @@ TEST_F(BenchCommand, ResultHasEveryFigure) {
               backend["memory_mib"]["before_open"].get<double>());
     EXPECT_TRUE(backend["accuracy"]["passed"].get<bool>()) << backend["accuracy"].dump();
     EXPECT_EQ(backend["accuracy"]["outputs"][0]["top1_agreement"], 1.0);
-    if (backend["name"] != result["settings"]["reference"])
+    if (backend["name"] != result["settings"]["reference"]) {
       EXPECT_TRUE(backend.contains("ratio_to_reference"));
+    }
   }
 }
 
@@ -101,6 +105,43 @@ TEST_F(BenchCommand, GatePassesAResultAgainstItselfAndFailsAnInjectedRegression)
   const CommandResult regressed = run_cli("gate " + *dir_ + "/slower.json --baseline " + path);
   EXPECT_EQ(regressed.exit_code, 1) << regressed.stdout_text;
   EXPECT_NE(regressed.stdout_text.find("regressed"), std::string::npos);
+}
+
+// --backend-option reaches the named backend only, and the result says so.
+TEST_F(BenchCommand, BackendOptionsReachTheirBackend) {
+  ASSERT_EQ(result_->exit_code, 0) << result_->stderr_text;
+  const nlohmann::json result = result_json();
+  EXPECT_EQ(result["settings"]["backend_settings"]["onnxruntime"]["denormals"], "flush");
+  EXPECT_EQ(result["settings"]["backend_settings"]["native"]["denormals"], "keep");
+  for (const nlohmann::json& backend : result["points"][0]["backends"]) {
+    const nlohmann::json& configuration = backend["configuration"];
+    if (backend["name"] == "onnxruntime") {
+      EXPECT_EQ(configuration["denormals"], "flush");
+    } else if (backend["name"] == "native") {
+      EXPECT_EQ(configuration["denormals"], "keep");
+    } else {
+      EXPECT_FALSE(configuration.contains("denormals")) << backend["name"];
+    }
+  }
+}
+
+TEST(BenchCommandErrors, ABackendOptionNamesABenchmarkedBackend) {
+  const std::string model = cache_dir() + "/models/zoo/mobilenet_v2";
+  const CommandResult other = run_cli("bench " + model + " --backend-option libtorch:freeze=0");
+  EXPECT_NE(other.exit_code, 0);
+  EXPECT_NE(other.stderr_text.find("'libtorch' is not one of --backends"), std::string::npos)
+      << other.stderr_text;
+  const CommandResult malformed = run_cli("bench " + model + " --backend-option denormals=flush");
+  EXPECT_NE(malformed.exit_code, 0);
+  EXPECT_NE(malformed.stderr_text.find("BACKEND:KEY=VALUE"), std::string::npos)
+      << malformed.stderr_text;
+  const CommandResult bad_value =
+      run_cli("bench " + model +
+              " --backends native --backend-option native:denormals=maybe --rounds 1"
+              " --min-round-ms 1 --warmup-runs 1");
+  EXPECT_NE(bad_value.exit_code, 0);
+  EXPECT_NE(bad_value.stderr_text.find("native: setting denormals is 'maybe'"), std::string::npos)
+      << bad_value.stderr_text;
 }
 
 TEST(BenchCommandErrors, SweepingTwoVariablesNeedsCross) {

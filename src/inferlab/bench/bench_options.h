@@ -45,6 +45,9 @@ struct BenchOptions {
   // Plan cache for backends of the native engine (load time is then
   // reported with and without it); empty: none.
   std::string plan_cache_dir;
+  // Backend-specific settings (BackendOptions::settings) by backend name,
+  // e.g. onnxruntime: denormals=flush.
+  std::map<std::string, std::map<std::string, std::string>> backend_settings;
 };
 
 // One measured configuration.

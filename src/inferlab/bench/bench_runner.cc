@@ -66,6 +66,7 @@ nlohmann::json settings_record(const BenchOptions& options, const std::string& r
           {"opt_level", options.opt_level},
           {"max_isa", options.max_isa},
           {"backends", options.backends},
+          {"backend_settings", options.backend_settings},
           {"swept", swept_variables(options)}};
 }
 
@@ -84,8 +85,11 @@ void report(const PointContext& context, const std::string& status) {
 }
 
 backends::BackendOptions backend_options(const PointContext& context,
-                                         const std::map<std::string, Shape>& shapes) {
+                                         const std::map<std::string, Shape>& shapes,
+                                         const std::string& backend) {
   backends::BackendOptions options;
+  const auto settings = context.options.backend_settings.find(backend);
+  if (settings != context.options.backend_settings.end()) options.settings = settings->second;
   options.threads = context.point.threads;
   options.opt_level = context.options.opt_level;
   options.max_isa = context.options.max_isa;
@@ -100,7 +104,7 @@ backends::TensorMap reference_outputs(const PointContext& context,
                                       const std::map<std::string, Shape>& shapes,
                                       const backends::TensorMap& inputs, std::string& error) {
   BackendMeasurement reference(context.reference);
-  backends::BackendOptions options = backend_options(context, shapes);
+  backends::BackendOptions options = backend_options(context, shapes, context.reference);
   options.opt_level = 0;
   reference.open(context.registry, context.source, options);
   reference.prepare(inputs);
@@ -201,15 +205,19 @@ nlohmann::json run_point(const PointContext& context) {
   }
   for (BackendMeasurement& measurement : measurements) {
     report(context, "opening " + measurement.name());
-    backends::BackendOptions options = backend_options(context, context.point.shapes);
+    backends::BackendOptions options =
+        backend_options(context, context.point.shapes, measurement.name());
     if (context.registry.engine_of(measurement.name()) == "native")
       options.plan_cache_dir = context.options.plan_cache_dir;
     measurement.open(context.registry, context.source, options);
   }
   const auto first_ok = std::find_if(measurements.begin(), measurements.end(),
                                      [](const BackendMeasurement& m) { return m.ok(); });
-  if (first_ok == measurements.end())
-    fail(ErrorCode::kRuntime, "bench: no backend could open the model");
+  if (first_ok == measurements.end()) {
+    std::string errors;
+    for (const BackendMeasurement& m : measurements) errors += "; " + m.name() + ": " + m.error();
+    fail(ErrorCode::kRuntime, "bench: no backend could open the model{}", errors);
+  }
   const std::map<std::string, Shape> shapes =
       resolve_input_shapes(first_ok->model()->inputs(), context.point.shapes, context.point.batch);
   const std::vector<backends::TensorMap> samples =

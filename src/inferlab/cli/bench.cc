@@ -3,11 +3,13 @@
 // the table (bench_table.cc) and writes the requested reports.
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "inferlab/backends/registry.h"
 #include "inferlab/bench/bench_runner.h"
@@ -27,6 +29,7 @@ struct BenchFlags {
   std::string threads = "0";
   std::string batch;
   std::vector<std::string> shapes;
+  std::vector<std::string> backend_options;  // BACKEND:KEY=VALUE
   double tolerance = -1.0;
   bool check_accuracy = false;
   std::string json_target, csv_path, markdown_path, html_path;
@@ -97,9 +100,37 @@ void write_reports(const BenchFlags& flags, const nlohmann::json& result,
   }
 }
 
+// "--backend-option BACKEND:KEY=VALUE" flags by backend, each backend one
+// of those benchmarked.
+std::map<std::string, std::map<std::string, std::string>> parse_backend_options(
+    const std::vector<std::string>& texts, const std::vector<std::string>& backends) {
+  std::map<std::string, std::vector<std::string>> by_backend;
+  for (const std::string& text : texts) {
+    const size_t colon = text.find(':');
+    if (colon == std::string::npos || colon == 0) {
+      throw UsageError(
+          fmt::format("--backend-option '{}': expected BACKEND:KEY=VALUE, e.g. "
+                      "onnxruntime:denormals=flush",
+                      text));
+    }
+    const std::string backend = text.substr(0, colon);
+    if (std::find(backends.begin(), backends.end(), backend) == backends.end()) {
+      throw UsageError(fmt::format("--backend-option '{}': '{}' is not one of --backends ({})",
+                                   text, backend, fmt::join(backends, ",")));
+    }
+    by_backend[backend].push_back(text.substr(colon + 1));
+  }
+  std::map<std::string, std::map<std::string, std::string>> settings;
+  for (const auto& [backend, values] : by_backend) {
+    settings[backend] = parse_name_values("--backend-option " + backend, values);
+  }
+  return settings;
+}
+
 int run_bench_command(BenchFlags& flags, const std::string& command) {
   bench::BenchOptions& options = flags.options;
   options.backends = split(flags.backends, ',');
+  options.backend_settings = parse_backend_options(flags.backend_options, options.backends);
   options.threads = parse_list<int>("--threads", flags.threads);
   options.batch = parse_list<int64_t>("--batch", flags.batch);
   options.shapes = parse_shape_sweep(flags.shapes);
@@ -150,6 +181,9 @@ void add_bench_command(CLI::App& root, std::vector<Command>& commands, int argc,
                   "Seconds a backend's load or run may take before its worker is killed and it "
                   "becomes an error row (default 300; 0: no limit)")
       ->check(CLI::NonNegativeNumber);
+  app->add_option("--backend-option", flags->backend_options,
+                  "BACKEND:KEY=VALUE: a setting of one backend, e.g. onnxruntime:denormals=flush "
+                  "(repeatable; docs/cli.md lists each backend's settings)");
   app->add_option("--plan-cache", o.plan_cache_dir,
                   "Plan cache directory for the native engine; its load time is then reported "
                   "with and without the cache");

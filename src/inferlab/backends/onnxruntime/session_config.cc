@@ -115,6 +115,16 @@ std::string spinning_setting(const BackendOptions& options) {
        "onnxruntime: setting allow_spinning='{}' must be 0, 1, true or false", *value);
 }
 
+// "flush" or "keep" (ORT's default).
+std::string denormals_setting(const BackendOptions& options) {
+  const std::string value = setting(options, "denormals").value_or("keep");
+  if (value != "flush" && value != "keep") {
+    fail(ErrorCode::kInvalidArgument, "onnxruntime: setting denormals='{}' must be flush or keep",
+         value);
+  }
+  return value;
+}
+
 // ORT only says "open file failed" after optimizing; say which setting at once.
 void check_optimized_model_path(const std::string& path) {
   if (path.empty()) return;
@@ -133,6 +143,9 @@ const std::map<std::string, std::string>& known_settings() {
       {"save_optimized_model", "PATH: write the optimized graph there (SetOptimizedModelFilePath)"},
       {"execution_provider", "cpu|cuda: the execution provider (device cuda also selects it)"},
       {"allow_spinning", "0|1: intra/inter-op threads spin before blocking (ORT default 1)"},
+      {"denormals",
+       "flush|keep: flush denormal floats to zero (session.set_denormal_as_zero; ORT default "
+       "keep)"},
   };
   return kSettings;
 }
@@ -143,6 +156,7 @@ SessionConfig make_session_config(const BackendOptions& options, const OrtLibrar
   check_setting_names(options);
   const ProviderChoice provider = choose_provider(options, library);
   const std::string spinning = spinning_setting(options);
+  const std::string denormals = denormals_setting(options);
   const int threads = intra_op_threads(options.threads);
 
   SessionConfig config;
@@ -154,6 +168,7 @@ SessionConfig make_session_config(const BackendOptions& options, const OrtLibrar
   for (const auto& [symbol, size] : free_dims) {
     session.AddFreeDimensionOverrideByName(symbol.c_str(), size);
   }
+  if (denormals == "flush") session.AddConfigEntry(kOrtSessionOptionsConfigSetDenormalAsZero, "1");
   if (!spinning.empty()) {
     session.AddConfigEntry(kOrtSessionOptionsConfigAllowIntraOpSpinning, spinning.c_str());
     session.AddConfigEntry(kOrtSessionOptionsConfigAllowInterOpSpinning, spinning.c_str());
@@ -182,6 +197,7 @@ SessionConfig make_session_config(const BackendOptions& options, const OrtLibrar
   json["execution_provider"] = provider.name == "cuda" ? kCudaProvider : kCpuProvider;
   if (provider.name == "cuda") json["device_id"] = provider.device_id;
   json["allow_spinning"] = spinning.empty() ? "ORT default" : spinning;
+  json["denormals"] = denormals;
   json["free_dimension_overrides"] = free_dims;
   if (!optimized_path.empty()) json["save_optimized_model"] = optimized_path;
   return config;
