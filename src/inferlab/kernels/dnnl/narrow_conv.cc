@@ -1,8 +1,6 @@
 // FusedConv on narrow_conv_f32; see narrow_conv.h.
 #include "inferlab/kernels/dnnl/narrow_conv.h"
 
-#include <omp.h>
-
 #include "inferlab/kernels/cpu/parallel.h"
 #include "inferlab/kernels/dnnl/packed_weights.h"
 #include "inferlab/kernels/layout/channels_last.h"
