@@ -324,7 +324,9 @@ TEST(DnnlMatMul, GemmMatchesWithTransposesAndEveryCShape) {
         // only the values.
         const Outcome fast = run(fast_registry(), c, true);
         const Outcome reference = run(OpRegistry::reference(), c, false);
-        if (c_shape != Shape{m, 1}) EXPECT_TRUE(fast.prepared) << label;
+        if (c_shape != Shape{m, 1}) {
+          EXPECT_TRUE(fast.prepared) << label;
+        }
         EXPECT_LE(inferlab::testing::relative_error(fast.output, reference.output), 1e-5) << label;
       }
     }
@@ -475,6 +477,21 @@ TEST(DnnlPackedWeights, ConvolutionCopiesStandForTheWeights) {
   for (const ConvShape& shape : conv_shapes()) {
     expect_copy_stands_for_the_weights(conv_case(shape, seed), "Conv " + shape.label);
     seed += 3;
+  }
+}
+
+// The narrow kernel's packed weights (narrow_conv_f32 on AVX-512) stand for
+// the weights like oneDNN's do: unpacked bit for bit, the same output after
+// the runtime released the original.
+TEST(DnnlPackedWeights, NarrowConvolutionCopiesStandForTheWeights) {
+  Case c{"ai.inferlab",
+         "FusedConv",
+         {{"channels_last", int_attr(1)}, {"pads", ints_attr({1, 1, 1, 1})}},
+         {random_float_tensor({1, 9, 11, 32}, 1200), random_float_tensor({24, 32, 3, 3}, 1201),
+          random_float_tensor({24}, 1202)}};
+  expect_copy_stands_for_the_weights(c, "FusedConv 32 -> 24 channels-last");
+  if (dnnl_testing::fast_isa() == cpu::Isa::kAvx512) {
+    EXPECT_EQ(run(fast_registry(), c, true).implementation, "narrow_conv_f32:avx512");
   }
 }
 
