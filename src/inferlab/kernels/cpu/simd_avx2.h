@@ -51,6 +51,12 @@ IL_SIMD_INLINE VecF32 select(__m256 m, VecF32 t, VecF32 f) {
   return {_mm256_blendv_ps(f.v, t.v, m)};
 }
 IL_SIMD_INLINE VecF32 abs(VecF32 a) { return {_mm256_andnot_ps(_mm256_set1_ps(-0.0f), a.v)}; }
+// 1 / a to about 2 ulp for finite a >= 1: the 12-bit estimate and one
+// Newton step.
+IL_SIMD_INLINE VecF32 reciprocal(VecF32 a) {
+  const __m256 r = _mm256_rcp_ps(a.v);
+  return {_mm256_mul_ps(r, _mm256_fnmadd_ps(a.v, r, _mm256_set1_ps(2.0f)))};
+}
 IL_SIMD_INLINE VecF32 copysign(VecF32 mag, VecF32 sign) {
   const __m256 sign_bit = _mm256_set1_ps(-0.0f);
   return {_mm256_or_ps(_mm256_andnot_ps(sign_bit, mag.v), _mm256_and_ps(sign_bit, sign.v))};
@@ -62,6 +68,8 @@ IL_SIMD_INLINE VecF32 pow2i(VecF32 n) {
   const __m256i e = _mm256_add_epi32(_mm256_cvtps_epi32(n.v), _mm256_set1_epi32(127));
   return {_mm256_castsi256_ps(_mm256_slli_epi32(e, 23))};
 }
+// a * 2^n for an integral n in [-126, 127].
+IL_SIMD_INLINE VecF32 scale_pow2(VecF32 a, VecF32 n) { return a * pow2i(n); }
 // p[2l] = a[l], p[2l + 1] = b[l] for the first n lanes.
 IL_SIMD_INLINE void store_interleaved(VecF32 a, VecF32 b, float* p, int n) {
   const __m256 low = _mm256_unpacklo_ps(a.v, b.v);   // a0 b0 a1 b1 | a4 b4 a5 b5

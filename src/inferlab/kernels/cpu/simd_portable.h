@@ -35,6 +35,7 @@ inline bool gt(VecF32 a, VecF32 b) { return a.v > b.v; }
 inline bool ge(VecF32 a, VecF32 b) { return a.v >= b.v; }
 inline VecF32 select(bool m, VecF32 t, VecF32 f) { return m ? t : f; }
 inline VecF32 abs(VecF32 a) { return {std::fabs(a.v)}; }
+inline VecF32 reciprocal(VecF32 a) { return {1.0f / a.v}; }
 inline VecF32 copysign(VecF32 mag, VecF32 sign) { return {std::copysign(mag.v, sign.v)}; }
 inline VecF32 round_nearest(VecF32 a) { return {std::nearbyint(a.v)}; }
 // 2^n for an integral n in [-126, 127].
@@ -42,6 +43,8 @@ inline VecF32 pow2i(VecF32 n) {
   const auto bits = static_cast<uint32_t>(static_cast<int32_t>(n.v) + 127) << 23;
   return {std::bit_cast<float>(bits)};
 }
+// a * 2^n for an integral n in [-126, 127].
+inline VecF32 scale_pow2(VecF32 a, VecF32 n) { return a * pow2i(n); }
 // p[0] = a, p[1] = b (n is 1).
 inline void store_interleaved(VecF32 a, VecF32 b, float* p, int) {
   p[0] = a.v;
