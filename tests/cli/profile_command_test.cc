@@ -52,6 +52,7 @@ TEST(ProfileCommand, TwoBackendsPrintTablesJsonAndTrace) {
 
   const nlohmann::json json = nlohmann::json::parse(read_file(dir + "/profile.json"));
   EXPECT_EQ(json.at("schema"), "inferlab.profile/1");
+  EXPECT_DOUBLE_EQ(json.at("settle_ms").get<double>(), 100.0);
   EXPECT_DOUBLE_EQ(json.at("peak").at("gflops").get<double>(), 100.0);
   EXPECT_TRUE(contains(json.at("peak").at("source").get<std::string>(), sysinfo));
   ASSERT_EQ(json.at("profiles").size(), 2u);
@@ -106,8 +107,9 @@ TEST(ProfileCommand, JsonToStdoutAlone) {
 TEST(ProfileCommand, HelpListsTheFlags) {
   const CommandResult result = run_cli("profile --help");
   ASSERT_EQ(result.exit_code, 0);
-  for (const char* flag : {"--backends", "--threads", "--shape", "--runs", "--warmup", "--top",
-                           "--json", "--trace", "--no-baseline", "--sysinfo", "--no-peak"})
+  for (const char* flag :
+       {"--backends", "--threads", "--shape", "--runs", "--warmup", "--top", "--json", "--trace",
+        "--no-baseline", "--sysinfo", "--no-peak", "--settle-ms"})
     EXPECT_TRUE(contains(result.stdout_text, flag)) << flag;
 }
 
@@ -117,7 +119,7 @@ TEST(ProfileCommand, BadFlagsAreUsageErrors) {
        {std::string("--runs 0"), std::string("--backends native,onnxruntime,libtorch"),
         std::string("--backends native,native"), std::string("--shape input"),
         std::string("--top -1"), std::string("--bogus"), std::string("--threads x"),
-        std::string("--no-peak --sysinfo x.json")}) {
+        std::string("--no-peak --sysinfo x.json"), std::string("--settle-ms -5")}) {
     const CommandResult result = run_cli("profile " + model + " " + flags);
     EXPECT_EQ(result.exit_code, 2) << flags << ": " << result.stderr_text;
   }

@@ -94,6 +94,10 @@ void add_profile_command(CLI::App& root, std::vector<Command>& commands) {
       ->check(CLI::PositiveNumber);
   app->add_option("--warmup", o.warmup, "Warm-up runs of each model before counting (default 5)")
       ->check(CLI::NonNegativeNumber);
+  app->add_option("--settle-ms", o.settle_ms,
+                  "With two backends, pause before each one's turn so the other's threads stop "
+                  "spinning (default 100)")
+      ->check(CLI::NonNegativeNumber);
   app->add_option("--top", o.top, "Hottest nodes shown (default 10)")
       ->check(CLI::NonNegativeNumber);
   app->add_option("--opt-level", o.opt_level, "Optimization level 0..3 (default 3)")

@@ -3,7 +3,9 @@
 // unprofiled, next backend...), and aggregates (see profile.h).
 #include "inferlab/profile/profile.h"
 
+#include <chrono>
 #include <memory>
+#include <thread>
 
 #include "inferlab/backends/model_source.h"
 #include "inferlab/bench/bench_inputs.h"
@@ -175,6 +177,15 @@ void check_options(const ProfileOptions& options) {
   }
   if (options.runs < 1) fail(ErrorCode::kInvalidArgument, "profile: runs must be at least 1");
   if (options.warmup < 0) fail(ErrorCode::kInvalidArgument, "profile: warmup must be >= 0");
+  if (!(options.settle_ms >= 0.0)) {
+    fail(ErrorCode::kInvalidArgument, "profile: settle_ms must be >= 0, got {}", options.settle_ms);
+  }
+}
+
+// Before an engine's turn when two alternate (ProfileOptions::settle_ms).
+void settle(const ProfileOptions& options, size_t engines) {
+  if (engines < 2 || options.settle_ms <= 0.0) return;
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options.settle_ms));
 }
 
 }  // namespace
@@ -199,11 +210,15 @@ ProfileResult run_profile(const ProfileOptions& options, backends::BackendRegist
                                                           file.input_shapes, source, options.seed);
   for (EngineRun& engine : engines) {
     report("warm-up " + engine.name);
+    settle(options, engines.size());
     warm_up(engine, inputs, options.warmup);
   }
   for (int run = 0; run < options.runs; ++run) {
     report("run " + std::to_string(run + 1) + "/" + std::to_string(options.runs));
-    for (EngineRun& engine : engines) run_round(engine);
+    for (EngineRun& engine : engines) {
+      settle(options, engines.size());
+      run_round(engine);
+    }
   }
   ProfileResult result;
   result.options = options;

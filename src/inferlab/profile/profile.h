@@ -49,6 +49,11 @@ struct ProfileOptions {
   int runs = 20;                              // profiled runs (each followed by an unprofiled one)
   int warmup = 5;                             // of each model, before counting
   bool baseline = true;                       // interleave unprofiled runs
+  // With two engines in one process, the pause before each engine's turn:
+  // the other's threads stop spinning and give the cores back (ONNX
+  // Runtime's pool spins after a run; at 2 threads on 2 cores that once
+  // made InferLab's resnet50 look 1.6x slower than alone).
+  double settle_ms = 100.0;
   int top = 10;
   uint64_t seed = 0;
   std::optional<MachinePeak> peak;

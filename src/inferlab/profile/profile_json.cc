@@ -101,17 +101,12 @@ nlohmann::json profile_json(const ProfileResult& result) {
   nlohmann::json profiles = nlohmann::json::array();
   for (const BackendProfile& profile : result.backends)
     profiles.push_back(backend_json(profile, options.top));
-  nlohmann::json json = {{"schema", "inferlab.profile/1"},
-                         {"model", options.model_path},
-                         {"backends", options.backends},
-                         {"threads", options.threads},
-                         {"opt_level", options.opt_level},
-                         {"runs", options.runs},
-                         {"warmup", options.warmup},
-                         {"input_shapes", shapes},
-                         {"peak", nullptr},
-                         {"profiles", profiles},
-                         {"cross_engine", nullptr}};
+  nlohmann::json json = {{"schema", "inferlab.profile/1"}, {"model", options.model_path},
+                         {"backends", options.backends},   {"threads", options.threads},
+                         {"opt_level", options.opt_level}, {"runs", options.runs},
+                         {"warmup", options.warmup},       {"settle_ms", options.settle_ms},
+                         {"input_shapes", shapes},         {"peak", nullptr},
+                         {"profiles", profiles},           {"cross_engine", nullptr}};
   if (options.peak) {
     json["peak"] = {{"gflops", options.peak->gflops},
                     {"gbps", options.peak->gbps},
