@@ -13,6 +13,7 @@
 #include <cstring>
 #include <optional>
 
+#include "inferlab/kernels/cpu/kernel_table.h"
 #include "inferlab/kernels/dnnl/dnnl_call.h"
 #include "inferlab/kernels/registry.h"
 #include "kernels/dnnl/dnnl_test_harness.h"
@@ -32,6 +33,8 @@ using inferlab::testing::int_attr;
 using inferlab::testing::ints_attr;
 using inferlab::testing::random_float_tensor;
 using inferlab::testing::string_attr;
+
+void expect_copy_stands_for_the_weights(const Case& c, const std::string& label);
 
 struct ConvShape {
   std::string label;
@@ -302,6 +305,56 @@ TEST(DnnlMatMul, AOneRowProductRunsOnGemv) {
   Case two_rows{
       "", "MatMul", {}, {random_float_tensor({2, 24}, 750), random_float_tensor({24, 19}, 751)}};
   EXPECT_EQ(run(fast_registry(), two_rows, true).implementation, "");
+}
+
+// A few rows of A with a constant B of a megabyte or more run on InferLab's
+// panel_gemm (prepare says so through the state's implementation): MatMul
+// with 3-D A, Gemm with transB and a constant C, the fused forms with an
+// activation and its affine, and Attention's projection. Columns that are
+// not whole blocks, more than 256 rows, or a run-time C stay on oneDNN.
+TEST(DnnlMatMul, FewRowsWithLargeConstantWeightsRunOnPanelGemm) {
+  const cpu::KernelTable& table = cpu::kernel_table(dnnl_testing::fast_isa());
+  const std::string panel = "panel_gemm_f32:" + std::string(cpu::isa_name(table.isa));
+  const auto expect_panel = [&](const Case& c, const std::string& label, bool on_panel) {
+    expect_matches_reference(c, label);
+    EXPECT_EQ(run(fast_registry(), c, true).implementation, on_panel ? panel : "") << label;
+  };
+  expect_panel({"",
+                "MatMul",
+                {},
+                {random_float_tensor({1, 10, 768}, 1), random_float_tensor({768, 384}, 2)}},
+               "MatMul 10 x 768 x 384", true);
+  Case gemm{"", "Gemm", {{"transB", int_attr(1)}}, {}};
+  gemm.inputs = {random_float_tensor({7, 640}, 3), random_float_tensor({512, 640}, 4),
+                 random_float_tensor({512}, 5)};
+  expect_panel(gemm, "Gemm transB with C", true);
+  Case run_time_c = gemm;
+  run_time_c.constants = {1};
+  expect_panel(run_time_c, "Gemm with a run-time C", false);
+  for (const std::string activation : {"Gelu", "Relu"}) {
+    Case fused{"ai.inferlab", "FusedMatMul", {{"activation", string_attr(activation)}}, {}};
+    fused.inputs = {random_float_tensor({1, 13, 512}, 6), random_float_tensor({512, 576}, 7),
+                    random_float_tensor({576}, 8)};
+    expect_panel(fused, "FusedMatMul " + activation, true);
+    fused.attributes["activation_affine"] = floats_attr({1.5f, 0.25f});
+    expect_panel(fused, "FusedMatMul " + activation + " then affine", true);
+  }
+  expect_panel(
+      {"", "MatMul", {}, {random_float_tensor({5, 768}, 9), random_float_tensor({768, 1000}, 10)}},
+      "columns not whole blocks", table.panel_gemm_block <= 8);
+  expect_panel({"",
+                "MatMul",
+                {},
+                {random_float_tensor({300, 512}, 11), random_float_tensor({512, 512}, 12)}},
+               "300 rows", false);
+  Case attention{"com.microsoft", "Attention", {{"num_heads", int_attr(4)}}, {}};
+  attention.inputs = {random_float_tensor({1, 9, 384}, 13), random_float_tensor({384, 1152}, 14),
+                      random_float_tensor({1152}, 15)};
+  expect_matches_reference(attention, "Attention 9 x 384");
+  EXPECT_EQ(run(fast_registry(), attention, true).implementation,
+            "panel_gemm_f32 projection, oneDNN heads");
+  expect_copy_stands_for_the_weights(gemm, "Gemm on panel_gemm");
+  expect_copy_stands_for_the_weights(attention, "Attention on panel_gemm");
 }
 
 TEST(DnnlMatMul, GemmMatchesWithTransposesAndEveryCShape) {

@@ -72,6 +72,13 @@ struct NarrowConvShape {
   int64_t pad_left = 0;
 };
 
+// A product y [rows, columns] = a [rows, depth] w [depth, columns] (+ bias).
+struct PanelGemmShape {
+  int64_t rows = 0;
+  int64_t depth = 0;
+  int64_t columns = 0;
+};
+
 struct KernelTable {
   Isa isa;
   // y[i] = f(x[i]), i < n.
@@ -123,6 +130,22 @@ struct KernelTable {
   int narrow_conv_outputs;
   int narrow_conv_channels;
   int narrow_conv_group;
+  // A product with constant weights streamed from memory
+  // (panel_gemm_f32.inc): A's row tiles [tile_begin, tile_end) of
+  // panel_gemm_rows rows packed [tile][depth][panel_gemm_rows], zero past
+  // the last row; then one block of panel_gemm_block output columns of
+  // every row over k in [k_begin, k_end): y[r, n] = (k_begin == 0 ? bias[n]
+  // : y[r, n]) + sum_k a[r, k] w[k, n], with `weights` packed
+  // [columns / block][depth][block], prefetching `prefetch_bytes` from
+  // `prefetch_next` (null: none) into L2 meanwhile. columns must be a
+  // multiple of the block.
+  void (*panel_gemm_pack_f32)(const PanelGemmShape& shape, const float* a, float* packed,
+                              int64_t tile_begin, int64_t tile_end);
+  void (*panel_gemm_f32)(const PanelGemmShape& shape, const float* packed_a, const float* weights,
+                         const float* bias, float* y, int64_t block, int64_t k_begin, int64_t k_end,
+                         const float* prefetch_next, int64_t prefetch_bytes);
+  int panel_gemm_rows;
+  int panel_gemm_block;
 };
 
 // The table for `isa`; the caller makes sure the CPU runs it.

@@ -22,6 +22,7 @@ constexpr Isa kIsa = Isa::kPortable;
 #include "inferlab/kernels/cpu/gemv_f32.inc"
 #include "inferlab/kernels/cpu/channel_sums_f32.inc"
 #include "inferlab/kernels/cpu/narrow_conv_f32.inc"
+#include "inferlab/kernels/cpu/panel_gemm_f32.inc"
 #include "inferlab/kernels/cpu/kernel_table.inc"
 // clang-format on
 

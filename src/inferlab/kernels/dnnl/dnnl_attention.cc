@@ -13,6 +13,7 @@
 #include "inferlab/kernels/dnnl/dnnl_call.h"
 #include "inferlab/kernels/dnnl/dnnl_kernels.h"
 #include "inferlab/kernels/dnnl/packed_weights.h"
+#include "inferlab/kernels/dnnl/panel_gemm.h"
 #include "inferlab/kernels/fused/transformer_kernels.h"
 
 namespace inferlab::kernels::dnnl_backend {
@@ -27,6 +28,7 @@ dnnl::memory::desc strided(const dims& shape, const dims& strides) {
 
 struct AttentionState : KernelState, fused::AttentionProjection {
   DnnlCall matmul;
+  std::optional<PanelGemm> panel;  // the projection on panel_gemm_f32 instead
   std::shared_ptr<AlignedBytes> weights;
   const void* bias = nullptr;
   // The heads (empty calls: the reference computes them).
@@ -37,6 +39,10 @@ struct AttentionState : KernelState, fused::AttentionProjection {
   size_t heads_scratch_bytes = 0;  // scratchpad and scores
 
   std::string implementation() const override {
+    if (panel) {
+      return scores.empty() ? "panel_gemm_f32 projection, reference heads"
+                            : "panel_gemm_f32 projection, oneDNN heads";
+    }
     return scores.empty() ? "oneDNN projection, reference heads" : "oneDNN projection and heads";
   }
 
@@ -67,6 +73,9 @@ struct AttentionState : KernelState, fused::AttentionProjection {
   }
 
   void run(KernelContext& ctx, float* qkv, void* space) const override {
+    if (panel) {
+      return run_panel_product(*panel, ctx.input(0).data<float>(), qkv, static_cast<float*>(space));
+    }
     const DnnlCall& call = matmul;
     call.bind(DNNL_ARG_SRC, ctx.input(0).raw_data());
     call.bind(DNNL_ARG_WEIGHTS, weights->data());
@@ -137,15 +146,11 @@ void prepare_heads(PrepareContext& ctx, AttentionState& state) {
   state.heads_scratch_bytes = state.scores_offset + probabilities.get_size();
 }
 
-std::unique_ptr<KernelState> prepare_attention(PrepareContext& ctx) {
+// The projection on oneDNN's matmul, its weights prepacked.
+void prepare_projection(PrepareContext& ctx, AttentionState& state) {
   const ValueFacts& input = ctx.input(0);
   const ValueFacts& weights = ctx.input(1);
   const bool has_bias = ctx.has_input(2);
-  if (input.dtype != DataType::kFloat32 || weights.dtype != DataType::kFloat32 ||
-      weights.value == nullptr || input.shape.size() != 3 || weights.shape.size() != 2 ||
-      (has_bias && ctx.input(2).value == nullptr)) {
-    return nullptr;
-  }
   const int64_t tokens = input.shape[0] * input.shape[1];
   const Shape a = {tokens, input.shape[2]};
   const dnnl::memory::desc user_weights = plain_desc(weights.shape);
@@ -158,17 +163,36 @@ std::unique_ptr<KernelState> prepare_attention(PrepareContext& ctx) {
   const dnnl::matmul::desc desc(plain_desc(a), any_weights, bias_desc,
                                 plain_desc(Shape{tokens, weights.shape[1]}));
   const dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
-  auto state = std::make_unique<AttentionState>();
-  state->weights = packed_weights(ctx, 1, user_weights, pd.weights_desc());
-  if (has_bias) state->bias = ctx.input(2).value->raw_data();
-  state->scratch_bytes = pd.scratchpad_desc().get_size();
+  state.weights = packed_weights(ctx, 1, user_weights, pd.weights_desc());
+  if (has_bias) state.bias = ctx.input(2).value->raw_data();
+  state.scratch_bytes = pd.scratchpad_desc().get_size();
   std::vector<std::pair<int, dnnl::memory::desc>> arguments = {
       {DNNL_ARG_SRC, pd.src_desc()},
       {DNNL_ARG_WEIGHTS, pd.weights_desc()},
       {DNNL_ARG_DST, pd.dst_desc()},
       {DNNL_ARG_SCRATCHPAD, pd.scratchpad_desc()}};
   if (has_bias) arguments.emplace_back(DNNL_ARG_BIAS, pd.bias_desc());
-  state->matmul = DnnlCall(dnnl::matmul(pd), arguments);
+  state.matmul = DnnlCall(dnnl::matmul(pd), arguments);
+}
+
+std::unique_ptr<KernelState> prepare_attention(PrepareContext& ctx, const cpu::KernelTable& table) {
+  const ValueFacts& input = ctx.input(0);
+  const ValueFacts& weights = ctx.input(1);
+  const bool has_bias = ctx.has_input(2);
+  if (input.dtype != DataType::kFloat32 || weights.dtype != DataType::kFloat32 ||
+      weights.value == nullptr || input.shape.size() != 3 || weights.shape.size() != 2 ||
+      (has_bias && ctx.input(2).value == nullptr)) {
+    return nullptr;
+  }
+  const int64_t tokens = input.shape[0] * input.shape[1];
+  auto state = std::make_unique<AttentionState>();
+  state->panel =
+      prepare_panel_product(ctx, {tokens, input.shape[2], weights.shape[1]}, false, table);
+  if (state->panel) {
+    state->scratch_bytes = panel_gemm_scratch_bytes(*state->panel);
+  } else {
+    prepare_projection(ctx, *state);
+  }
   try {
     prepare_heads(ctx, *state);
   } catch (const dnnl::error&) {
@@ -180,11 +204,13 @@ std::unique_ptr<KernelState> prepare_attention(PrepareContext& ctx) {
 
 }  // namespace
 
-void add_dnnl_attention_kernel(OpRegistry& registry) {
-  registry.add(on_dnnl<AttentionState>(fused::attention_kernel(), prepare_attention,
-                                       [](AttentionState& state, KernelContext& ctx) {
-                                         fused::compute_attention_projected(ctx, state);
-                                       }));
+void add_dnnl_attention_kernel(OpRegistry& registry, const cpu::KernelTable& table) {
+  registry.add(on_dnnl<AttentionState>(
+      fused::attention_kernel(),
+      [&table](PrepareContext& ctx) { return prepare_attention(ctx, table); },
+      [](AttentionState& state, KernelContext& ctx) {
+        fused::compute_attention_projected(ctx, state);
+      }));
 }
 
 }  // namespace inferlab::kernels::dnnl_backend

@@ -7,7 +7,7 @@ void add_dnnl_kernels(OpRegistry& registry, cpu::Isa isa) {
   add_dnnl_conv_transpose_kernel(registry, cpu::kernel_table(isa));
   add_dnnl_matmul_kernels(registry, cpu::kernel_table(isa));
   add_dnnl_pool_kernels(registry);
-  add_dnnl_attention_kernel(registry);
+  add_dnnl_attention_kernel(registry, cpu::kernel_table(isa));
   add_dnnl_transpose_kernel(registry);
 }
 

@@ -18,7 +18,7 @@ void add_dnnl_conv_transpose_kernel(OpRegistry& registry, const cpu::KernelTable
 // a product with one row of A runs on `table`'s gemv.
 void add_dnnl_matmul_kernels(OpRegistry& registry, const cpu::KernelTable& table);
 // com.microsoft::Attention's projection (dnnl_attention.cc).
-void add_dnnl_attention_kernel(OpRegistry& registry);
+void add_dnnl_attention_kernel(OpRegistry& registry, const cpu::KernelTable& table);
 // MaxPool and AveragePool (dnnl_pool.cc).
 void add_dnnl_pool_kernels(OpRegistry& registry);
 void add_dnnl_transpose_kernel(OpRegistry& registry);

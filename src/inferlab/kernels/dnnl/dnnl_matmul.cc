@@ -6,7 +6,8 @@
 // without a plan and for what is not mapped: non-float types, 1-D operands,
 // Gemm with alpha != 1 or beta != 1 (with a C). A product with one row of A
 // and a constant B (the classifier of an image model at batch 1) runs on
-// InferLab's gemv kernel instead (see Gemv).
+// InferLab's gemv kernel instead (see Gemv), and one with a few rows and
+// large constant weights on its panel_gemm kernel (panel_gemm.h).
 #include <optional>
 
 #include "inferlab/kernels/cpu/parallel.h"
@@ -14,6 +15,7 @@
 #include "inferlab/kernels/dnnl/dnnl_kernels.h"
 #include "inferlab/kernels/dnnl/dnnl_post_ops.h"
 #include "inferlab/kernels/dnnl/packed_weights.h"
+#include "inferlab/kernels/dnnl/panel_gemm.h"
 #include "inferlab/kernels/fused/conv_fusion_kernels.h"
 #include "inferlab/kernels/reference/nn_ops.h"
 
@@ -36,8 +38,12 @@ struct Gemv {
 };
 
 struct MatMulState : KernelState {
-  std::string implementation() const override { return gemv.table != nullptr ? "gemv" : ""; }
+  std::string implementation() const override {
+    if (panel) return "panel_gemm_f32:" + std::string(cpu::isa_name(panel->table->isa));
+    return gemv.table != nullptr ? "gemv" : "";
+  }
   Gemv gemv;
+  std::optional<PanelGemm> panel;  // when set, the rest is unused
   DnnlCall matmul;
   std::shared_ptr<AlignedBytes> packed_b;  // null: B is bound per run
   const void* bias = nullptr;              // FusedMatMul's constant bias
@@ -228,7 +234,26 @@ std::unique_ptr<KernelState> prepare_matmul(PrepareContext& ctx, Form form) {
   return state;
 }
 
+// The PanelGemm state when A has a few rows and B is large and constant,
+// else null.
+std::unique_ptr<MatMulState> prepare_panel(PrepareContext& ctx, Form form,
+                                           const cpu::KernelTable& table) {
+  const NodeInfo& node = ctx.node();
+  PanelGemmOperands operands;
+  operands.fused = form == Form::kFusedMatMul || form == Form::kFusedGemm;
+  if (gemm_form(form)) {
+    if (node.attr_int("transA", 0) != 0 || ctx.input(0).shape.size() != 2) return nullptr;
+    operands.trans_b = node.attr_int("transB", 0) != 0;
+  }
+  auto panel = prepare_panel_gemm(ctx, operands, table);
+  if (!panel) return nullptr;
+  auto state = std::make_unique<MatMulState>();
+  state->panel = std::move(panel);
+  return state;
+}
+
 void run_matmul(MatMulState& state, KernelContext& ctx) {
+  if (state.panel) return run_panel_gemm(*state.panel, ctx);
   if (state.gemv.table != nullptr) return run_gemv(state, ctx);
   Tensor& y = ctx.output(0, DataType::kFloat32, state.output_shape);
   state.matmul.bind(DNNL_ARG_SRC, ctx.input(0).raw_data());
@@ -250,6 +275,7 @@ OpKernel with_dnnl(OpKernel kernel, Form form, const cpu::KernelTable& table) {
       [form, &table](PrepareContext& ctx) -> std::unique_ptr<KernelState> {
         if (!mappable(ctx, form)) return nullptr;  // the reference kernel handles it
         if (auto gemv = prepare_gemv(ctx, form, table)) return gemv;
+        if (auto panel = prepare_panel(ctx, form, table)) return panel;
         return prepare_matmul(ctx, form);
       },
       run_matmul);

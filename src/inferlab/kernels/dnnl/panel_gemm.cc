@@ -1,0 +1,157 @@
+// MatMul / Gemm on panel_gemm_f32; see panel_gemm.h.
+#include "inferlab/kernels/dnnl/panel_gemm.h"
+
+#include <omp.h>
+
+#include <algorithm>
+
+#include "inferlab/kernels/dnnl/packed_weights.h"
+
+namespace inferlab::kernels::dnnl_backend {
+namespace {
+
+// Up to here the weights dominate: each is used by few rows, and streaming
+// them is what oneDNN leaves exposed. With more rows (a batch of
+// sequences) oneDNN's blocking of A wins.
+constexpr int64_t kMaxRows = 256;
+// Weights that stay in L2 from one run to the next gain nothing from
+// prefetching.
+constexpr int64_t kMinWeightBytes = 1 << 20;
+// Depth per pass over a thread's blocks: the rows of packed A it reads
+// (384 KiB for 128 rows) and one block's weights for it stay in L2. With
+// the whole depth of the encoder's 3072 -> 768 layer (1.5 MiB of A) a
+// thread's L2 held neither, and at 2 threads it ran 13% slower than oneDNN.
+constexpr int64_t kChunkDepth = 768;
+
+bool qualifies(const cpu::PanelGemmShape& s, const cpu::KernelTable& table) {
+  return s.rows >= 2 && s.rows <= kMaxRows && s.depth > 0 &&
+         s.columns % table.panel_gemm_block == 0 &&
+         s.depth * s.columns * static_cast<int64_t>(sizeof(float)) >= kMinWeightBytes;
+}
+
+// B's dims past leading 1s, when it has two.
+std::optional<std::pair<int64_t, int64_t>> matrix_dims(const Shape& b) {
+  if (b.size() < 2) return std::nullopt;
+  for (size_t i = 0; i + 2 < b.size(); ++i) {
+    if (b[i] != 1) return std::nullopt;
+  }
+  return std::make_pair(b[b.size() - 2], b.back());
+}
+
+}  // namespace
+
+std::optional<PanelGemm> prepare_panel_product(PrepareContext& ctx,
+                                               const cpu::PanelGemmShape& shape, bool trans_b,
+                                               const cpu::KernelTable& table) {
+  if (!qualifies(shape, table) || ctx.input(1).value == nullptr) return std::nullopt;
+  const int64_t k = shape.depth;
+  const int64_t n = shape.columns;
+  PanelGemm gemm;
+  gemm.shape = shape;
+  if (ctx.has_input(2)) {
+    const ValueFacts& addend = ctx.input(2);
+    if (addend.value == nullptr || addend.dtype != DataType::kFloat32 ||
+        shape_numel(addend.shape) != n || addend.shape.back() != n) {
+      return std::nullopt;
+    }
+    gemm.bias = addend.value->data<float>();
+  } else {
+    gemm.zero_bias.assign(static_cast<size_t>(n), 0.0f);
+    gemm.bias = gemm.zero_bias.data();
+  }
+  // B as stored, read as [N / block][K][block]: a strided view oneDNN reorders.
+  const int64_t block = table.panel_gemm_block;
+  const dnnl::memory::dims view_dims{n / block, k, block};
+  const dnnl::memory::dims strides =
+      trans_b ? dnnl::memory::dims{block * k, 1, k} : dnnl::memory::dims{block, n, 1};
+  gemm.weights = packed_weights(
+      ctx, 1, dnnl::memory::desc(view_dims, dnnl::memory::data_type::f32, strides),
+      dnnl::memory::desc(view_dims, dnnl::memory::data_type::f32, dnnl::memory::format_tag::abc));
+  gemm.table = &table;
+  return gemm;
+}
+
+std::optional<PanelGemm> prepare_panel_gemm(PrepareContext& ctx, const PanelGemmOperands& operands,
+                                            const cpu::KernelTable& table) {
+  const ValueFacts& a = ctx.input(0);
+  const auto dims = matrix_dims(ctx.input(1).shape);
+  const Shape& y = ctx.output(0).shape;
+  if (!dims || a.shape.empty() || y.empty()) return std::nullopt;
+  const int64_t k = operands.trans_b ? dims->second : dims->first;
+  const int64_t n = operands.trans_b ? dims->first : dims->second;
+  if (k <= 0 || a.shape.back() != k || y.back() != n) return std::nullopt;
+  auto gemm = prepare_panel_product(ctx, {shape_numel(a.shape) / k, k, n}, operands.trans_b, table);
+  if (!gemm) return std::nullopt;
+  if (operands.fused) gemm->activation = fused::parse_activation(ctx.node());
+  gemm->output_shape = y;
+  return gemm;
+}
+
+size_t panel_gemm_scratch_bytes(const PanelGemm& gemm) {
+  const int64_t rows = gemm.table->panel_gemm_rows;
+  const int64_t tiles = (gemm.shape.rows + rows - 1) / rows;
+  return static_cast<size_t>(tiles * rows * gemm.shape.depth) * sizeof(float);
+}
+
+void run_panel_gemm(const PanelGemm& gemm, KernelContext& ctx) {
+  Tensor& y = ctx.output(0, DataType::kFloat32, gemm.output_shape);
+  auto* packed_a = static_cast<float*>(ctx.scratch_bytes(panel_gemm_scratch_bytes(gemm)));
+  run_panel_product(gemm, ctx.input(0).data<float>(), y.data<float>(), packed_a);
+}
+
+void run_panel_product(const PanelGemm& gemm, const float* a, float* out, float* packed_a) {
+  const cpu::PanelGemmShape& s = gemm.shape;
+  const cpu::KernelTable& table = *gemm.table;
+  const int64_t tiles = (s.rows + table.panel_gemm_rows - 1) / table.panel_gemm_rows;
+  const auto* weights = reinterpret_cast<const float*>(gemm.weights->data());
+  const int64_t blocks = s.columns / table.panel_gemm_block;
+  const int team = static_cast<int>(std::min<int64_t>(omp_get_max_threads(), blocks));
+  // Every thread packs a share of A, then computes a contiguous range of
+  // blocks, prefetching within its own range.
+#pragma omp parallel num_threads(team)
+  {
+    const int64_t threads = omp_get_num_threads();
+    const int64_t me = omp_get_thread_num();
+    const auto share = [&](int64_t count, int64_t& begin, int64_t& end) {
+      begin = count * me / threads;
+      end = count * (me + 1) / threads;
+    };
+    int64_t begin = 0;
+    int64_t end = 0;
+    share(tiles, begin, end);
+    table.panel_gemm_pack_f32(s, a, packed_a, begin, end);
+#pragma omp barrier
+    share(blocks, begin, end);
+    const int64_t block_floats = s.depth * table.panel_gemm_block;
+    for (int64_t k0 = 0; k0 < s.depth; k0 += kChunkDepth) {
+      const int64_t k1 = std::min(s.depth, k0 + kChunkDepth);
+      for (int64_t block = begin; block < end; ++block) {
+        // The next call's weights: the next block's chunk, or the first
+        // block's next chunk.
+        const float* next = nullptr;
+        int64_t next_bytes = 0;
+        if (block + 1 < end) {
+          next = weights + (block + 1) * block_floats + k0 * table.panel_gemm_block;
+          next_bytes = (k1 - k0) * table.panel_gemm_block * static_cast<int64_t>(sizeof(float));
+        } else if (k1 < s.depth) {
+          next = weights + begin * block_floats + k1 * table.panel_gemm_block;
+          next_bytes = (std::min(s.depth, k1 + kChunkDepth) - k1) * table.panel_gemm_block *
+                       static_cast<int64_t>(sizeof(float));
+        }
+        table.panel_gemm_f32(s, packed_a, weights, gemm.bias, out, block, k0, k1, next, next_bytes);
+      }
+    }
+    const bool activation =
+        gemm.activation.kind != fused::ActivationKind::kNone || gemm.activation.has_affine();
+    if (activation && begin < end) {
+      // This thread's columns of every row, still in cache.
+      const int64_t first = begin * table.panel_gemm_block;
+      const int64_t count = (end - begin) * table.panel_gemm_block;
+      for (int64_t r = 0; r < s.rows; ++r) {
+        fused::apply_activation(gemm.activation, out + r * s.columns + first, count, table.isa);
+      }
+    }
+  }
+}
+
+}  // namespace inferlab::kernels::dnnl_backend
