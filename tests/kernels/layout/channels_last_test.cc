@@ -190,6 +190,60 @@ TEST(ChannelsLast, FewOutputChannelsRunOnTheNarrowKernel) {
   }
 }
 
+// Few output pixels and large weights run on InferLab's panel_gemm (im2col,
+// none for a 1x1 stride-1 convolution): 1x1 and 3x3, stride 2 with pads,
+// dilation, batch 2, the residual, every activation with its affine.
+// 28x28 outputs, groups, or outputs that are not whole blocks stay on
+// oneDNN. (256 outputs: whole blocks, 4 on AVX-512 and 16 on AVX2, that
+// one, two or four threads share evenly.)
+TEST(ChannelsLast, FewPixelsWithLargeWeightsRunOnThePanelKernel) {
+  struct PanelCase {
+    std::string label;
+    Shape x, w;
+    model::AttributeMap attributes;
+    bool residual = false;
+    bool panel = true;
+  };
+  const auto pads = [](std::vector<int64_t> p) { return ints_attr(p); };
+  const std::vector<PanelCase> cases = {
+      {"1x1 512 -> 256 at 7x7", {1, 512, 7, 7}, {256, 512, 1, 1}, {}},
+      {"1x1 with the residual", {1, 512, 5, 6}, {256, 512, 1, 1}, {}, true},
+      {"3x3 padded batch 2", {2, 128, 5, 5}, {256, 128, 3, 3}, {{"pads", pads({1, 1, 1, 1})}}},
+      {"3x3 stride 2 asymmetric pads",
+       {1, 128, 9, 8},
+       {256, 128, 3, 3},
+       {{"pads", pads({1, 0, 1, 1})}, {"strides", ints_attr({2, 2})}}},
+      {"1x1 stride 2", {1, 512, 13, 13}, {256, 512, 1, 1}, {{"strides", ints_attr({2, 2})}}},
+      {"3x3 dilation 2",
+       {1, 64, 8, 8},
+       {256, 64, 3, 3},
+       {{"pads", pads({2, 2, 2, 2})}, {"dilations", ints_attr({2, 2})}},
+       true},
+      {"28x28 stays on oneDNN", {1, 256, 28, 28}, {256, 256, 1, 1}, {}, false, false},
+      {"outputs not whole blocks", {1, 512, 7, 7}, {256 + 8, 512, 1, 1}, {}, false, false},
+      {"groups", {1, 512, 7, 7}, {256, 256, 1, 1}, {{"group", int_attr(2)}}, false, false},
+  };
+  uint32_t seed = 900;
+  for (const PanelCase& shape : cases) {
+    for (const char* activation : {"", "Relu", "HardSwish"}) {
+      Case c{"ai.inferlab", "FusedConv", shape.attributes, {}};
+      c.attributes["activation"] = string_attr(activation);
+      c.attributes["activation_affine"] = floats_attr({0.5f, 0.25f});
+      c.inputs = {random_float_tensor(shape.x, seed), random_float_tensor(shape.w, seed + 1),
+                  random_float_tensor({shape.w[0]}, seed + 2)};
+      if (shape.residual) {
+        const Shape y = run(OpRegistry::reference(), c, false).output.shape();
+        c.inputs.push_back(random_float_tensor(y, seed + 3));
+      }
+      seed += 4;
+      const std::string label = shape.label + " " + activation;
+      const Outcome fast = expect_channels_last_matches(c, {0, 3}, label);
+      EXPECT_EQ(fast.implementation.rfind("panel_gemm_f32", 0) == 0, shape.panel)
+          << label << ": " << fast.implementation;
+    }
+  }
+}
+
 TEST(ChannelsLast, PoolsMatchChannelsFirst) {
   struct PoolCase {
     std::string label;

@@ -10,7 +10,9 @@
 // Winograd convolution where that measured faster (prefers_winograd). Without a plan,
 // or for what oneDNN is not asked to do (non-float types), the reference
 // kernel runs. A channels-last FusedConv with few output channels runs on
-// InferLab's own narrow_conv_f32 instead (narrow_conv.h), and a SiLU runs
+// InferLab's own narrow_conv_f32 instead (narrow_conv.h), one with few
+// output pixels and large weights on its panel_gemm_f32 (panel_conv.h),
+// and a SiLU runs
 // as a pass of InferLab's after the call (runs_activation_after).
 #include "inferlab/kernels/dnnl/dnnl_kernels.h"
 
@@ -22,6 +24,7 @@
 #include "inferlab/kernels/dnnl/dnnl_post_ops.h"
 #include "inferlab/kernels/dnnl/narrow_conv.h"
 #include "inferlab/kernels/dnnl/packed_weights.h"
+#include "inferlab/kernels/dnnl/panel_conv.h"
 #include "inferlab/kernels/fused/activation.h"
 #include "inferlab/kernels/fused/conv_fusion_kernels.h"
 #include "inferlab/kernels/layout/channels_last.h"
@@ -36,11 +39,13 @@ constexpr size_t kResidual = 3;
 
 struct ConvState : KernelState {
   std::string implementation() const override {
-    return narrow ? "narrow_conv_f32:" + std::string(cpu::isa_name(narrow->table->isa))
-                  : implementation_name;
+    if (narrow) return "narrow_conv_f32:" + std::string(cpu::isa_name(narrow->table->isa));
+    if (panel) return "panel_gemm_f32:" + std::string(cpu::isa_name(panel->gemm.table->isa));
+    return implementation_name;
   }
 
   std::optional<NarrowConv> narrow;  // when set, the rest is unused
+  std::optional<PanelConv> panel;    // likewise
   std::string implementation_name;   // oneDNN's, e.g. "brgconv:avx512_core"
   // The activation (and affine) run over the output after the call, on
   // `table`, instead of as post-ops (runs_activation_after).
@@ -182,6 +187,8 @@ std::unique_ptr<KernelState> prepare_conv(PrepareContext& ctx, bool fused,
   auto state = std::make_unique<ConvState>();
   if (fused) state->narrow = prepare_narrow_conv(ctx, table);
   if (state->narrow) return state;
+  if (fused) state->panel = prepare_panel_conv(ctx, table);
+  if (state->panel) return state;
   const ConvProblem problem = conv_problem(ctx, fused);
   dnnl::post_ops ops;
   if (has_residual) ops.append_sum(1.0f);  // Y = act(conv + Z): the sum comes first
@@ -219,6 +226,7 @@ std::unique_ptr<KernelState> prepare_conv(PrepareContext& ctx, bool fused,
 
 void run_conv(const ConvState& state, KernelContext& ctx, bool fused) {
   if (state.narrow) return run_narrow_conv(*state.narrow, ctx);
+  if (state.panel) return run_panel_conv(*state.panel, ctx);
   const NodeInfo& node = ctx.node();
   Tensor& y = ctx.output(0, DataType::kFloat32, state.output_shape);
   auto* scratch = static_cast<std::byte*>(ctx.scratch_bytes(state.scratch_bytes));

@@ -15,18 +15,27 @@ namespace {
 // sequences) oneDNN's blocking of A wins.
 constexpr int64_t kMaxRows = 256;
 // Weights that stay in L2 from one run to the next gain nothing from
-// prefetching.
-constexpr int64_t kMinWeightBytes = 1 << 20;
+// prefetching (and oneDNN's kernels are 5-10% faster than this one on
+// weights in cache); in a model of a few megabytes of weights or more,
+// each layer's are evicted by the others before the next run.
+constexpr int64_t kMinWeightBytes = 256 << 10;
 // Depth per pass over a thread's blocks: the rows of packed A it reads
 // (384 KiB for 128 rows) and one block's weights for it stay in L2. With
 // the whole depth of the encoder's 3072 -> 768 layer (1.5 MiB of A) a
 // thread's L2 held neither, and at 2 threads it ran 13% slower than oneDNN.
 constexpr int64_t kChunkDepth = 768;
 
+// With `threads` computing, each takes a contiguous share of the blocks:
+// they must share them evenly (a 960 -> 320 convolution's five blocks on
+// two threads ran 1.24x oneDNN's time) and each share must still stream
+// enough weights to gain.
 bool qualifies(const cpu::PanelGemmShape& s, const cpu::KernelTable& table) {
-  return s.rows >= 2 && s.rows <= kMaxRows && s.depth > 0 &&
-         s.columns % table.panel_gemm_block == 0 &&
-         s.depth * s.columns * static_cast<int64_t>(sizeof(float)) >= kMinWeightBytes;
+  const int64_t block = table.panel_gemm_block;
+  if (s.rows < 2 || s.rows > kMaxRows || s.depth <= 0 || s.columns % block != 0) return false;
+  const int64_t threads = std::max(1, omp_get_max_threads());
+  const int64_t blocks = s.columns / block;
+  const int64_t weight_bytes = s.depth * s.columns * static_cast<int64_t>(sizeof(float));
+  return blocks % threads == 0 && weight_bytes / threads >= kMinWeightBytes;
 }
 
 // B's dims past leading 1s, when it has two.
@@ -40,11 +49,10 @@ std::optional<std::pair<int64_t, int64_t>> matrix_dims(const Shape& b) {
 
 }  // namespace
 
-std::optional<PanelGemm> prepare_panel_product(PrepareContext& ctx,
-                                               const cpu::PanelGemmShape& shape, bool trans_b,
-                                               const cpu::KernelTable& table) {
+std::optional<PanelGemm> prepare_panel_viewed(PrepareContext& ctx, const cpu::PanelGemmShape& shape,
+                                              const dnnl::memory::desc& weights_view,
+                                              const cpu::KernelTable& table) {
   if (!qualifies(shape, table) || ctx.input(1).value == nullptr) return std::nullopt;
-  const int64_t k = shape.depth;
   const int64_t n = shape.columns;
   PanelGemm gemm;
   gemm.shape = shape;
@@ -59,16 +67,25 @@ std::optional<PanelGemm> prepare_panel_product(PrepareContext& ctx,
     gemm.zero_bias.assign(static_cast<size_t>(n), 0.0f);
     gemm.bias = gemm.zero_bias.data();
   }
-  // B as stored, read as [N / block][K][block]: a strided view oneDNN reorders.
-  const int64_t block = table.panel_gemm_block;
-  const dnnl::memory::dims view_dims{n / block, k, block};
-  const dnnl::memory::dims strides =
-      trans_b ? dnnl::memory::dims{block * k, 1, k} : dnnl::memory::dims{block, n, 1};
-  gemm.weights = packed_weights(
-      ctx, 1, dnnl::memory::desc(view_dims, dnnl::memory::data_type::f32, strides),
-      dnnl::memory::desc(view_dims, dnnl::memory::data_type::f32, dnnl::memory::format_tag::abc));
+  const dnnl::memory::dims dims = weights_view.dims();
+  gemm.weights = packed_weights(ctx, 1, weights_view, plain_desc(Shape(dims.begin(), dims.end())));
   gemm.table = &table;
   return gemm;
+}
+
+std::optional<PanelGemm> prepare_panel_product(PrepareContext& ctx,
+                                               const cpu::PanelGemmShape& shape, bool trans_b,
+                                               const cpu::KernelTable& table) {
+  // B as stored, read as [N / block][K][block]: a strided view oneDNN reorders.
+  const int64_t k = shape.depth;
+  const int64_t n = shape.columns;
+  const int64_t block = table.panel_gemm_block;
+  if (n % block != 0) return std::nullopt;
+  const dnnl::memory::dims strides =
+      trans_b ? dnnl::memory::dims{block * k, 1, k} : dnnl::memory::dims{block, n, 1};
+  return prepare_panel_viewed(
+      ctx, shape, dnnl::memory::desc({n / block, k, block}, dnnl::memory::data_type::f32, strides),
+      table);
 }
 
 std::optional<PanelGemm> prepare_panel_gemm(PrepareContext& ctx, const PanelGemmOperands& operands,
@@ -99,7 +116,8 @@ void run_panel_gemm(const PanelGemm& gemm, KernelContext& ctx) {
   run_panel_product(gemm, ctx.input(0).data<float>(), y.data<float>(), packed_a);
 }
 
-void run_panel_product(const PanelGemm& gemm, const float* a, float* out, float* packed_a) {
+void run_panel_product(const PanelGemm& gemm, const float* a, float* out, float* packed_a,
+                       const float* residual) {
   const cpu::PanelGemmShape& s = gemm.shape;
   const cpu::KernelTable& table = *gemm.table;
   const int64_t tiles = (s.rows + table.panel_gemm_rows - 1) / table.panel_gemm_rows;
@@ -143,12 +161,17 @@ void run_panel_product(const PanelGemm& gemm, const float* a, float* out, float*
     }
     const bool activation =
         gemm.activation.kind != fused::ActivationKind::kNone || gemm.activation.has_affine();
-    if (activation && begin < end) {
+    if ((activation || residual != nullptr) && begin < end) {
       // This thread's columns of every row, still in cache.
       const int64_t first = begin * table.panel_gemm_block;
       const int64_t count = (end - begin) * table.panel_gemm_block;
       for (int64_t r = 0; r < s.rows; ++r) {
-        fused::apply_activation(gemm.activation, out + r * s.columns + first, count, table.isa);
+        float* row = out + r * s.columns + first;
+        if (residual != nullptr) {
+          table.binary_f32(cpu::BinaryKind::kAdd, row, residual + r * s.columns + first, row,
+                           count);
+        }
+        if (activation) fused::apply_activation(gemm.activation, row, count, table.isa);
       }
     }
   }

@@ -49,10 +49,17 @@ void run_panel_gemm(const PanelGemm& gemm, KernelContext& ctx);
 std::optional<PanelGemm> prepare_panel_product(PrepareContext& ctx,
                                                const cpu::PanelGemmShape& shape, bool trans_b,
                                                const cpu::KernelTable& table);
+// The same with the node's input 1 read through `weights_view`, whose dense
+// layout (format_tag::abc..., the last dim the block) is
+// [columns / block][depth][block]: a convolution's [M, C, kh, kw].
+std::optional<PanelGemm> prepare_panel_viewed(PrepareContext& ctx, const cpu::PanelGemmShape& shape,
+                                              const dnnl::memory::desc& weights_view,
+                                              const cpu::KernelTable& table);
 // Scratch run_panel_product needs: A packed.
 size_t panel_gemm_scratch_bytes(const PanelGemm& gemm);
-// out [rows, columns] = a w (+ bias), then the activation; `packed_a` holds
-// panel_gemm_scratch_bytes.
-void run_panel_product(const PanelGemm& gemm, const float* a, float* out, float* packed_a);
+// out [rows, columns] = a w (+ bias) (+ residual, same layout as out, may
+// be null), then the activation; `packed_a` holds panel_gemm_scratch_bytes.
+void run_panel_product(const PanelGemm& gemm, const float* a, float* out, float* packed_a,
+                       const float* residual = nullptr);
 
 }  // namespace inferlab::kernels::dnnl_backend
