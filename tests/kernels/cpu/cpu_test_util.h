@@ -1,6 +1,8 @@
 // Shared by the kernels/cpu tests: the ISAs this CPU runs (every test loops
-// over them) and a seeded random float vector.
+// over them), a seeded random float vector, and a fixed OpenMP team size.
 #pragma once
+
+#include <omp.h>
 
 #include <cstdint>
 #include <random>
@@ -26,5 +28,18 @@ inline std::vector<float> random_floats(int64_t n, uint32_t seed, float lo = -4.
   for (float& v : values) v = dist(rng);
   return values;
 }
+
+// Sets OpenMP's thread count for a test (kernels that split work, and
+// plans that choose by the team's size) and puts the old one back.
+class TeamOf {
+ public:
+  explicit TeamOf(int threads) : saved_(omp_get_max_threads()) { omp_set_num_threads(threads); }
+  ~TeamOf() { omp_set_num_threads(saved_); }
+  TeamOf(const TeamOf&) = delete;
+  TeamOf& operator=(const TeamOf&) = delete;
+
+ private:
+  int saved_;
+};
 
 }  // namespace inferlab::kernels::cpu

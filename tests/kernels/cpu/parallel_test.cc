@@ -17,16 +17,6 @@
 namespace inferlab::kernels::cpu {
 namespace {
 
-// Sets OpenMP's thread count for the test and puts the old one back.
-class TeamOf {
- public:
-  explicit TeamOf(int threads) : saved_(omp_get_max_threads()) { omp_set_num_threads(threads); }
-  ~TeamOf() { omp_set_num_threads(saved_); }
-
- private:
-  int saved_;
-};
-
 TEST(ParallelRanges, EveryIndexOnceInAlignedRanges) {
   const TeamOf team(2);
   for (int64_t count : {0, 1, 31, 32, 65537, 1000003}) {

@@ -16,6 +16,7 @@
 #include "inferlab/kernels/cpu/kernel_table.h"
 #include "inferlab/kernels/dnnl/dnnl_call.h"
 #include "inferlab/kernels/registry.h"
+#include "kernels/cpu/cpu_test_util.h"
 #include "kernels/dnnl/dnnl_test_harness.h"
 #include "kernels/tensor_ops_harness.h"
 #include "test_util.h"
@@ -313,11 +314,13 @@ TEST(DnnlMatMul, AOneRowProductRunsOnGemv) {
 // with 3-D A, Gemm with transB and a constant C, the fused forms with an
 // activation and its affine, and Attention's projection. Columns that are
 // not whole blocks, more than 256 rows, or a run-time C stay on oneDNN.
-// (Column counts of 8 to 24 AVX-512 blocks: one to four threads share them
-// evenly.)
+// (A team of two, whose threads each stream 256 KiB or more of column
+// counts of 8 to 24 AVX-512 blocks, at least the depth.)
 TEST(DnnlMatMul, FewRowsWithLargeConstantWeightsRunOnPanelGemm) {
   const cpu::KernelTable& table = cpu::kernel_table(dnnl_testing::fast_isa());
   const std::string panel = "panel_gemm_f32:" + std::string(cpu::isa_name(table.isa));
+  const cpu::TeamOf team(2);  // the choice depends on the team's size
+
   const auto expect_panel = [&](const Case& c, const std::string& label, bool on_panel) {
     expect_matches_reference(c, label);
     EXPECT_EQ(run(fast_registry(), c, true).implementation, on_panel ? panel : "") << label;
@@ -325,11 +328,11 @@ TEST(DnnlMatMul, FewRowsWithLargeConstantWeightsRunOnPanelGemm) {
   expect_panel({"",
                 "MatMul",
                 {},
-                {random_float_tensor({1, 10, 768}, 1), random_float_tensor({768, 512}, 2)}},
-               "MatMul 10 x 768 x 512", true);
+                {random_float_tensor({1, 10, 512}, 1), random_float_tensor({512, 768}, 2)}},
+               "MatMul 10 x 512 x 768", true);
   Case gemm{"", "Gemm", {{"transB", int_attr(1)}}, {}};
-  gemm.inputs = {random_float_tensor({7, 640}, 3), random_float_tensor({512, 640}, 4),
-                 random_float_tensor({512}, 5)};
+  gemm.inputs = {random_float_tensor({7, 384}, 3), random_float_tensor({1024, 384}, 4),
+                 random_float_tensor({1024}, 5)};
   expect_panel(gemm, "Gemm transB with C", true);
   Case run_time_c = gemm;
   run_time_c.constants = {1};

@@ -8,6 +8,7 @@
 
 #include "inferlab/kernels/cpu/kernel_table.h"
 #include "inferlab/kernels/layout/channels_last.h"
+#include "kernels/cpu/cpu_test_util.h"
 #include "kernels/dnnl/dnnl_test_harness.h"
 #include "kernels/tensor_ops_harness.h"
 
@@ -194,9 +195,10 @@ TEST(ChannelsLast, FewOutputChannelsRunOnTheNarrowKernel) {
 // none for a 1x1 stride-1 convolution): 1x1 and 3x3, stride 2 with pads,
 // dilation, batch 2, the residual, every activation with its affine.
 // 28x28 outputs, groups, or outputs that are not whole blocks stay on
-// oneDNN. (256 outputs: whole blocks, 4 on AVX-512 and 16 on AVX2, that
-// one, two or four threads share evenly.)
+// oneDNN. (A team of two, sharing 512 outputs, at least the depth: 8
+// blocks on AVX-512, 32 on AVX2.)
 TEST(ChannelsLast, FewPixelsWithLargeWeightsRunOnThePanelKernel) {
+  const cpu::TeamOf team(2);  // the choice depends on the team's size
   struct PanelCase {
     std::string label;
     Shape x, w;
@@ -206,17 +208,17 @@ TEST(ChannelsLast, FewPixelsWithLargeWeightsRunOnThePanelKernel) {
   };
   const auto pads = [](std::vector<int64_t> p) { return ints_attr(p); };
   const std::vector<PanelCase> cases = {
-      {"1x1 512 -> 256 at 7x7", {1, 512, 7, 7}, {256, 512, 1, 1}, {}},
-      {"1x1 with the residual", {1, 512, 5, 6}, {256, 512, 1, 1}, {}, true},
-      {"3x3 padded batch 2", {2, 128, 5, 5}, {256, 128, 3, 3}, {{"pads", pads({1, 1, 1, 1})}}},
+      {"1x1 256 -> 512 at 7x7", {1, 256, 7, 7}, {512, 256, 1, 1}, {}},
+      {"1x1 with the residual", {1, 256, 5, 6}, {512, 256, 1, 1}, {}, true},
+      {"3x3 padded batch 2", {2, 32, 5, 5}, {512, 32, 3, 3}, {{"pads", pads({1, 1, 1, 1})}}},
       {"3x3 stride 2 asymmetric pads",
-       {1, 128, 9, 8},
-       {256, 128, 3, 3},
+       {1, 32, 9, 8},
+       {512, 32, 3, 3},
        {{"pads", pads({1, 0, 1, 1})}, {"strides", ints_attr({2, 2})}}},
-      {"1x1 stride 2", {1, 512, 13, 13}, {256, 512, 1, 1}, {{"strides", ints_attr({2, 2})}}},
+      {"1x1 stride 2", {1, 256, 13, 13}, {512, 256, 1, 1}, {{"strides", ints_attr({2, 2})}}},
       {"3x3 dilation 2",
-       {1, 64, 8, 8},
-       {256, 64, 3, 3},
+       {1, 32, 8, 8},
+       {512, 32, 3, 3},
        {{"pads", pads({2, 2, 2, 2})}, {"dilations", ints_attr({2, 2})}},
        true},
       {"28x28 stays on oneDNN", {1, 256, 28, 28}, {256, 256, 1, 1}, {}, false, false},
