@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 
 #include "inferlab/backends/registry.h"
 #include "profile_test_support.h"
@@ -71,17 +72,33 @@ TEST(CrossEngine, OperatorTypesLineUpByBaseType) {
 
 // Both engines on a zoo model: most of each engine's kernel time lines up
 // with nodes of the other, and the conv nodes have their FLOPs.
-void check_zoo_model(const std::string& name) {
+// Two runs of native and onnxruntime on the zoo model `name`, or nullopt
+// with the reason in `skip` when the model or ONNX Runtime is missing.
+std::optional<ProfileOptions> both_engines(const std::string& name,
+                                           backends::BackendRegistry& registry, std::string& skip) {
   const std::string path = testing::cache_dir() + "/models/" + name + ".onnx";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "missing " << path;
-  backends::BackendRegistry registry(backends::BackendEnvironment::from_process_environment());
-  if (!registry.probe("onnxruntime").available) GTEST_SKIP() << "onnxruntime unavailable";
+  if (!std::filesystem::exists(path)) {
+    skip = "missing " + path;
+    return std::nullopt;
+  }
+  if (!registry.probe("onnxruntime").available) {
+    skip = "onnxruntime unavailable";
+    return std::nullopt;
+  }
   ProfileOptions options;
   options.model_path = path;
   options.backends = {"native", "onnxruntime"};
   options.runs = 2;
-  options.warmup = 1;
-  const ProfileResult result = run_profile(options, registry);
+  return options;
+}
+
+void check_zoo_model(const std::string& name) {
+  backends::BackendRegistry registry(backends::BackendEnvironment::from_process_environment());
+  std::string skip;
+  std::optional<ProfileOptions> options = both_engines(name, registry, skip);
+  if (!options) GTEST_SKIP() << skip;
+  options->warmup = 1;
+  const ProfileResult result = run_profile(*options, registry);
   ASSERT_EQ(result.backends.size(), 2u);
   ASSERT_TRUE(result.cross.has_value());
   const CrossEngine& cross = *result.cross;
@@ -105,14 +122,11 @@ void check_zoo_model(const std::string& name) {
 // resnet50 once profiled 1.6x slower than alone); a negative pause is an
 // error naming it.
 TEST(CrossEngine, EnginesPauseBeforeTheirTurns) {
-  const std::string path = testing::cache_dir() + "/models/mobilenet_v2_op17.onnx";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "missing " << path;
   backends::BackendRegistry registry(backends::BackendEnvironment::from_process_environment());
-  if (!registry.probe("onnxruntime").available) GTEST_SKIP() << "onnxruntime unavailable";
-  ProfileOptions options;
-  options.model_path = path;
-  options.backends = {"native", "onnxruntime"};
-  options.runs = 2;
+  std::string skip;
+  std::optional<ProfileOptions> both = both_engines("mobilenet_v2_op17", registry, skip);
+  if (!both) GTEST_SKIP() << skip;
+  ProfileOptions& options = *both;
   options.warmup = 0;
   options.baseline = false;
   options.settle_ms = 150.0;

@@ -17,10 +17,6 @@ constexpr size_t kResidual = 3;
 // on oneDNN's blocking of the pixels wins.
 constexpr int64_t kMaxPixels = 64;
 
-bool qualifies(const Shape& x, const Shape& w, const Shape& y, int64_t group) {
-  return x.size() == 4 && w.size() == 4 && group == 1 && y[0] * y[2] * y[3] <= kMaxPixels;
-}
-
 // Row r of im2col (image n, output pixel (oh, ow)): the kernel's pixels in
 // order, C channels each, zeros where the window leaves the image.
 void im2col_rows(const PanelConv& conv, const float* x, float* a, int64_t row_begin,
@@ -53,15 +49,17 @@ void im2col_rows(const PanelConv& conv, const float* x, float* a, int64_t row_be
 
 std::optional<PanelConv> prepare_panel_conv(PrepareContext& ctx, const cpu::KernelTable& table) {
   const NodeInfo& node = ctx.node();
+  // The residual is read as the output is written: same shape, no broadcast.
   if (!layout::is_channels_last(node) ||
-      (ctx.has_input(kResidual) && ctx.input(kResidual).dtype != DataType::kFloat32)) {
+      (ctx.has_input(kResidual) && (ctx.input(kResidual).dtype != DataType::kFloat32 ||
+                                    ctx.input(kResidual).shape != ctx.output(0).shape))) {
     return std::nullopt;
   }
   const Shape& w = ctx.input(1).shape;
   const Shape x = layout::to_channels_first(ctx.input(0).shape);
   const Shape y = layout::to_channels_first(ctx.output(0).shape);
-  if (x.size() != 4 || w.size() != 4 || y.size() != 4 ||
-      !qualifies(x, w, y, node.attr_int("group", 1))) {
+  if (x.size() != 4 || w.size() != 4 || y.size() != 4 || node.attr_int("group", 1) != 1 ||
+      y[0] * y[2] * y[3] > kMaxPixels) {
     return std::nullopt;
   }
   PanelConv conv;
@@ -83,7 +81,6 @@ std::optional<PanelConv> prepare_panel_conv(PrepareContext& ctx, const cpu::Kern
   if (!gemm) return std::nullopt;
   gemm->activation = fused::parse_activation(node);
   conv.gemm = std::move(*gemm);
-  conv.batch = x[0];
   conv.channels = c;
   conv.direct = kh == 1 && kw == 1 && g.strides[0] == 1 && g.strides[1] == 1 &&
                 g.pads_begin[0] == 0 && g.pads_begin[1] == 0 && g.pads_end[0] == 0 &&

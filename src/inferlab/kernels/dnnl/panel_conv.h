@@ -20,7 +20,6 @@ namespace inferlab::kernels::dnnl_backend {
 struct PanelConv {
   PanelGemm gemm;  // rows: batch x output pixels; depth: kernel pixels x C; columns: M
   reference::WindowGeometry geometry;  // 2-D
-  int64_t batch = 0;
   int64_t channels = 0;
   bool direct = false;  // the input is A itself
   Shape output_shape;

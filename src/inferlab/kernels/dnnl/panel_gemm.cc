@@ -70,7 +70,6 @@ std::optional<PanelGemm> prepare_panel_viewed(PrepareContext& ctx, const cpu::Pa
     gemm.bias = addend.value->data<float>();
   } else {
     gemm.zero_bias.assign(static_cast<size_t>(n), 0.0f);
-    gemm.bias = gemm.zero_bias.data();
   }
   const dnnl::memory::dims dims = weights_view.dims();
   gemm.weights = packed_weights(ctx, 1, weights_view, plain_desc(Shape(dims.begin(), dims.end())));
@@ -121,63 +120,80 @@ void run_panel_gemm(const PanelGemm& gemm, KernelContext& ctx) {
   run_panel_product(gemm, ctx.input(0).data<float>(), y.data<float>(), packed_a);
 }
 
+namespace {
+
+// This thread's blocks [begin, end): pass by pass over the depth, each
+// block's call prefetching the next call's weights (the next block's
+// chunk, or the first block's next chunk).
+void compute_blocks(const PanelGemm& gemm, const float* packed_a, const float* bias, float* out,
+                    int64_t begin, int64_t end) {
+  const cpu::PanelGemmShape& s = gemm.shape;
+  const cpu::KernelTable& table = *gemm.table;
+  const auto* weights = reinterpret_cast<const float*>(gemm.weights->data());
+  const int64_t block_floats = s.depth * table.panel_gemm_block;
+  const auto chunk_bytes = [&](int64_t k0) {
+    return (std::min(s.depth, k0 + kChunkDepth) - k0) * table.panel_gemm_block *
+           static_cast<int64_t>(sizeof(float));
+  };
+  for (int64_t k0 = 0; k0 < s.depth; k0 += kChunkDepth) {
+    const int64_t k1 = std::min(s.depth, k0 + kChunkDepth);
+    for (int64_t block = begin; block < end; ++block) {
+      const float* next = nullptr;
+      int64_t next_bytes = 0;
+      if (block + 1 < end) {
+        next = weights + (block + 1) * block_floats + k0 * table.panel_gemm_block;
+        next_bytes = chunk_bytes(k0);
+      } else if (k1 < s.depth) {
+        next = weights + begin * block_floats + k1 * table.panel_gemm_block;
+        next_bytes = chunk_bytes(k1);
+      }
+      table.panel_gemm_f32(s, packed_a, weights, bias, out, block, k0, k1, next, next_bytes);
+    }
+  }
+}
+
+// The residual and the activation over columns [first, first + count) of
+// every row, still in this thread's cache.
+void finish_columns(const PanelGemm& gemm, const float* residual, float* out, int64_t first,
+                    int64_t count) {
+  const cpu::KernelTable& table = *gemm.table;
+  const bool activation =
+      gemm.activation.kind != fused::ActivationKind::kNone || gemm.activation.has_affine();
+  if (!activation && residual == nullptr) return;
+  const int64_t columns = gemm.shape.columns;
+  for (int64_t r = 0; r < gemm.shape.rows; ++r) {
+    float* row = out + r * columns + first;
+    if (residual != nullptr) {
+      table.binary_f32(cpu::BinaryKind::kAdd, row, residual + r * columns + first, row, count);
+    }
+    if (activation) fused::apply_activation(gemm.activation, row, count, table.isa);
+  }
+}
+
+}  // namespace
+
 void run_panel_product(const PanelGemm& gemm, const float* a, float* out, float* packed_a,
                        const float* residual) {
   const cpu::PanelGemmShape& s = gemm.shape;
   const cpu::KernelTable& table = *gemm.table;
   const int64_t tiles = (s.rows + table.panel_gemm_rows - 1) / table.panel_gemm_rows;
-  const auto* weights = reinterpret_cast<const float*>(gemm.weights->data());
   const int64_t blocks = s.columns / table.panel_gemm_block;
+  const float* bias = gemm.bias != nullptr ? gemm.bias : gemm.zero_bias.data();
   const int team = static_cast<int>(std::min<int64_t>(omp_get_max_threads(), blocks));
   // Every thread packs a share of A, then computes a contiguous range of
-  // blocks, prefetching within its own range.
+  // blocks and finishes its columns.
 #pragma omp parallel num_threads(team)
   {
     const int64_t threads = omp_get_num_threads();
     const int64_t me = omp_get_thread_num();
-    const auto share = [&](int64_t count, int64_t& begin, int64_t& end) {
-      begin = count * me / threads;
-      end = count * (me + 1) / threads;
-    };
-    int64_t begin = 0;
-    int64_t end = 0;
-    share(tiles, begin, end);
-    table.panel_gemm_pack_f32(s, a, packed_a, begin, end);
+    table.panel_gemm_pack_f32(s, a, packed_a, tiles * me / threads, tiles * (me + 1) / threads);
 #pragma omp barrier
-    share(blocks, begin, end);
-    const int64_t block_floats = s.depth * table.panel_gemm_block;
-    for (int64_t k0 = 0; k0 < s.depth; k0 += kChunkDepth) {
-      const int64_t k1 = std::min(s.depth, k0 + kChunkDepth);
-      for (int64_t block = begin; block < end; ++block) {
-        // The next call's weights: the next block's chunk, or the first
-        // block's next chunk.
-        const float* next = nullptr;
-        int64_t next_bytes = 0;
-        if (block + 1 < end) {
-          next = weights + (block + 1) * block_floats + k0 * table.panel_gemm_block;
-          next_bytes = (k1 - k0) * table.panel_gemm_block * static_cast<int64_t>(sizeof(float));
-        } else if (k1 < s.depth) {
-          next = weights + begin * block_floats + k1 * table.panel_gemm_block;
-          next_bytes = (std::min(s.depth, k1 + kChunkDepth) - k1) * table.panel_gemm_block *
-                       static_cast<int64_t>(sizeof(float));
-        }
-        table.panel_gemm_f32(s, packed_a, weights, gemm.bias, out, block, k0, k1, next, next_bytes);
-      }
-    }
-    const bool activation =
-        gemm.activation.kind != fused::ActivationKind::kNone || gemm.activation.has_affine();
-    if ((activation || residual != nullptr) && begin < end) {
-      // This thread's columns of every row, still in cache.
-      const int64_t first = begin * table.panel_gemm_block;
-      const int64_t count = (end - begin) * table.panel_gemm_block;
-      for (int64_t r = 0; r < s.rows; ++r) {
-        float* row = out + r * s.columns + first;
-        if (residual != nullptr) {
-          table.binary_f32(cpu::BinaryKind::kAdd, row, residual + r * s.columns + first, row,
-                           count);
-        }
-        if (activation) fused::apply_activation(gemm.activation, row, count, table.isa);
-      }
+    const int64_t begin = blocks * me / threads;
+    const int64_t end = blocks * (me + 1) / threads;
+    compute_blocks(gemm, packed_a, bias, out, begin, end);
+    if (begin < end) {
+      finish_columns(gemm, residual, out, begin * table.panel_gemm_block,
+                     (end - begin) * table.panel_gemm_block);
     }
   }
 }

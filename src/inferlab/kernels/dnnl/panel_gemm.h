@@ -21,7 +21,7 @@ namespace inferlab::kernels::dnnl_backend {
 struct PanelGemm {
   const cpu::KernelTable* table = nullptr;
   std::shared_ptr<AlignedBytes> weights;  // [N / block][K][block]
-  const float* bias = nullptr;            // the constant bias (or Gemm C row), or zero_bias
+  const float* bias = nullptr;            // the constant bias (or Gemm C row); null: zero_bias
   std::vector<float> zero_bias;
   fused::Activation activation;
   cpu::PanelGemmShape shape;
