@@ -5,6 +5,10 @@
 // cache, 75-80% in the model, where each call streams its megabytes of
 // weights from memory without overlapping them with the FMAs; this kernel
 // prefetches the next block's weights while it computes the current one.
+// Few-pixel convolutions use it too (panel_conv.h). Taken for 2-256 rows
+// when the columns are whole blocks the threads share evenly, each thread
+// streams 256 KiB of weights or more, and, with several threads, the
+// product is at least as wide as deep (panel_gemm.cc says why).
 #pragma once
 
 #include <memory>
