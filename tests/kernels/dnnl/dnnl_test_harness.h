@@ -2,7 +2,8 @@
 // calls a run plan makes — infer, prepare with the plan's shapes and the
 // constant inputs' values, then compute with the state twice (a second call
 // with the same state and scratch) — on the registry sessions use, or on
-// the reference registry without a plan.
+// the reference registry without a plan; and the check that a node cache's
+// packed copy stands for the weights.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -103,5 +104,32 @@ inline void expect_matches_reference(const Case& c, const std::string& label) {
   const Outcome reference = run(OpRegistry::reference(), c, false);
   EXPECT_TRUE(fast.prepared) << label << ": oneDNN did not take it";
   EXPECT_LE(inferlab::testing::relative_error(fast.output, reference.output), 1e-5) << label;
+}
+
+inline bool is_winograd(const Outcome& outcome) {
+  return outcome.implementation.find("wino") != std::string::npos;
+}
+
+// The node cache's copy of a packed weight unpacks to the weight bit for
+// bit, and a later prepare that sees only a stand-in for the weight (the
+// runtime released it) computes the same bits from that copy.
+inline void expect_copy_stands_for_the_weights(const Case& c, const std::string& label) {
+  std::shared_ptr<KernelState> cache;
+  const Outcome first = run(fast_registry(), c, true, &cache);
+  ASSERT_TRUE(first.prepared) << label;
+  const auto* packed = dynamic_cast<const PackedConstants*>(cache.get());
+  ASSERT_NE(packed, nullptr) << label;
+  if (is_winograd(first)) {
+    // Winograd weights are transformed values: the original stays in place.
+    EXPECT_FALSE(first.prepacked) << label;
+    EXPECT_FALSE(packed->holds(1)) << label;
+    return;
+  }
+  EXPECT_TRUE(first.prepacked) << label;
+  EXPECT_TRUE(packed->unpack(1).equals(*c.inputs[1])) << label;
+  EXPECT_GE(packed->packed_bytes(), c.inputs[1]->nbytes()) << label;
+  const Outcome released = run(fast_registry(), c, true, &cache, true);
+  EXPECT_TRUE(released.prepared && released.prepacked) << label;
+  EXPECT_TRUE(released.output.equals(first.output)) << label;
 }
 }  // namespace inferlab::kernels::dnnl_testing
