@@ -12,8 +12,8 @@
 // kernel runs. A channels-last FusedConv with few output channels runs on
 // InferLab's own narrow_conv_f32 instead (narrow_conv.h), one with few
 // output pixels and large weights on its panel_gemm_f32 (panel_conv.h),
-// and a SiLU runs
-// as a pass of InferLab's after the call (runs_activation_after).
+// and a SiLU runs as a pass of InferLab's after the call
+// (runs_activation_after).
 #include "inferlab/kernels/dnnl/dnnl_kernels.h"
 
 #include <cstring>
