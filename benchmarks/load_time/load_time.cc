@@ -19,8 +19,9 @@
 
 #include "inferlab/backends/model_source.h"
 #include "inferlab/backends/registry.h"
-#include "inferlab/bench/bench_inputs.h"
 #include "inferlab/bench/statistics.h"
+#include "inferlab/inputs/input_generator.h"
+#include "inferlab/inputs/input_shapes.h"
 
 namespace inferlab::benchmarks {
 namespace {
@@ -56,8 +57,9 @@ LoadTime load_once(backends::BackendRegistry& registry, const backends::ModelSou
   auto model =
       registry.get(contender.backend, backends::Placement::kInProcess)->open(source, options);
   const double load_ms = model->load_timings().load_ms;
-  const backends::TensorMap inputs = bench::random_inputs(
-      model->inputs(), bench::resolve_input_shapes(model->inputs(), {}, std::nullopt), source, 1);
+  const backends::TensorMap inputs =
+      inputs::random_inputs(model->inputs(), inputs::resolve_input_shapes(model->inputs(), {}),
+                            inputs::input_ranges(model->inputs(), {}, source), 1);
   const auto start = std::chrono::steady_clock::now();
   model->run(inputs);
   const double first_run_ms =

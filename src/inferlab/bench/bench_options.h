@@ -11,6 +11,7 @@
 
 #include "inferlab/bench/accuracy.h"
 #include "inferlab/core/shape.h"
+#include "inferlab/inputs/input_range.h"
 
 namespace inferlab::bench {
 
@@ -36,6 +37,12 @@ struct BenchOptions {
   std::map<std::string, std::vector<Shape>> shapes;  // per input, one or more shapes
   bool cross = false;
   std::string inputs_dir;  // .npy samples used in turn; "" = fixed-seed random
+  // Ranges of the random inputs by name (--input-range); the rest by the
+  // manifest, else by dtype (inputs/input_range.h).
+  std::map<std::string, inputs::ValueRange> input_ranges;
+  // Where each point's inputs are written as .npy (inputs/input_files.h):
+  // DIR itself for one point, DIR/point<N> (from 1) for several; "" = nowhere.
+  std::string save_inputs_dir;
   std::optional<Tolerance> tolerance;
   std::vector<std::string> classifier_outputs;  // besides the manifest's class_scores
   std::string command_line;

@@ -8,10 +8,12 @@
 #include <random>
 
 #include "inferlab/bench/backend_measurement.h"
-#include "inferlab/bench/bench_inputs.h"
 #include "inferlab/bench/bench_summary.h"
 #include "inferlab/bench/environment_record.h"
 #include "inferlab/core/file_hash.h"
+#include "inferlab/inputs/input_files.h"
+#include "inferlab/inputs/input_generator.h"
+#include "inferlab/inputs/input_shapes.h"
 
 namespace inferlab::bench {
 
@@ -48,6 +50,13 @@ nlohmann::json model_record(const backends::ModelSource& source) {
 }
 
 nlohmann::json settings_record(const BenchOptions& options, const std::string& reference) {
+// The --input-range ranges: {"NAME": [low, high]}.
+nlohmann::json input_ranges_json(const BenchOptions& options) {
+  nlohmann::json ranges = nlohmann::json::object();
+  for (const auto& [name, range] : options.input_ranges) ranges[name] = {range.low, range.high};
+  return ranges;
+}
+
   return {{"rounds", options.rounds},
           {"min_iterations", options.min_iterations},
           {"min_round_ms", options.min_round_ms},
@@ -63,6 +72,7 @@ nlohmann::json settings_record(const BenchOptions& options, const std::string& r
           {"inputs", options.inputs_dir.empty() ? "random seed " + std::to_string(options.seed)
                                                 : "files in " + options.inputs_dir},
           {"precision", options.precision},
+          {"input_ranges", input_ranges_json(options)},
           {"opt_level", options.opt_level},
           {"max_isa", options.max_isa},
           {"backends", options.backends},
@@ -79,6 +89,8 @@ struct PointContext {
   const ProgressCallback& progress;
   std::string label;  // "point 1/3"
 };
+  size_t index = 0;   // of the point, from 0
+  size_t points = 1;  // in the sweep
 
 void report(const PointContext& context, const std::string& status) {
   if (context.progress) context.progress(context.label + "  " + status);
@@ -173,11 +185,25 @@ void run_rounds(const PointContext& context, std::vector<BackendMeasurement>& me
 }
 
 std::vector<backends::TensorMap> point_inputs(const PointContext& context,
+// The point's inputs by the inputs library's rules, as `run` makes them:
+// samples from --inputs, else one fixed-seed random sample.
                                               const std::vector<model::ValueInfo>& inputs,
                                               const std::map<std::string, Shape>& shapes) {
-  if (!context.options.inputs_dir.empty())
-    return samples_from_directory(context.options.inputs_dir, inputs);
-  return {random_inputs(inputs, shapes, context.source, context.options.seed)};
+  const BenchOptions& options = context.options;
+  std::vector<backends::TensorMap> samples;
+  if (!options.inputs_dir.empty()) {
+    samples = inputs::samples_from_directory(options.inputs_dir, inputs);
+  } else {
+    const auto ranges = inputs::input_ranges(inputs, options.input_ranges, context.source);
+    samples = {inputs::random_inputs(inputs, shapes, ranges, options.seed)};
+  }
+  if (!options.save_inputs_dir.empty()) {
+    const std::string dir =
+        context.points == 1 ? options.save_inputs_dir
+                            : fmt::format("{}/point{}", options.save_inputs_dir, context.index + 1);
+    inputs::write_input_files(dir, samples.front());
+  }
+  return samples;
 }
 
 nlohmann::json point_json(const BenchPoint& point, const std::map<std::string, Shape>& shapes) {
@@ -218,8 +244,8 @@ nlohmann::json run_point(const PointContext& context) {
     for (const BackendMeasurement& m : measurements) errors += "; " + m.name() + ": " + m.error();
     fail(ErrorCode::kRuntime, "bench: no backend could open the model{}", errors);
   }
-  const std::map<std::string, Shape> shapes =
-      resolve_input_shapes(first_ok->model()->inputs(), context.point.shapes, context.point.batch);
+  const std::map<std::string, Shape> shapes = inputs::resolve_input_shapes(
+      first_ok->model()->inputs(), context.point.shapes, context.point.batch);
   const std::vector<backends::TensorMap> samples =
       point_inputs(context, first_ok->model()->inputs(), shapes);
   for (BackendMeasurement& measurement : measurements) {
@@ -305,7 +331,9 @@ nlohmann::json run_bench(const BenchOptions& options, backends::BackendRegistry&
                                registry,
                                reference,
                                progress,
-                               fmt::format("point {}/{}", i + 1, points.size())};
+                               fmt::format("point {}/{}", i + 1, points.size()),
+                               i,
+                               points.size()};
     result["points"].push_back(run_point(context));
   }
   return result;

@@ -15,6 +15,7 @@
 #include "inferlab/bench/bench_runner.h"
 #include "inferlab/cli/bench_table.h"
 #include "inferlab/cli/cli_common.h"
+#include "inferlab/cli/input_tensors.h"
 #include "inferlab/report/csv_report.h"
 #include "inferlab/report/html_report.h"
 #include "inferlab/report/markdown_report.h"
@@ -29,6 +30,7 @@ struct BenchFlags {
   std::string threads = "0";
   std::string batch;
   std::vector<std::string> shapes;
+  std::vector<std::string> ranges;           // NAME=LO:HI
   std::vector<std::string> backend_options;  // BACKEND:KEY=VALUE
   double tolerance = -1.0;
   bool check_accuracy = false;
@@ -134,6 +136,7 @@ int run_bench_command(BenchFlags& flags, const std::string& command) {
   options.threads = parse_list<int>("--threads", flags.threads);
   options.batch = parse_list<int64_t>("--batch", flags.batch);
   options.shapes = parse_shape_sweep(flags.shapes);
+  options.input_ranges = parse_range_flags(flags.ranges);
   options.command_line = command;
   if (flags.tolerance >= 0) options.tolerance = bench::Tolerance{flags.tolerance, 0.0};
   bench::sweep_points(options);  // usage errors before any worker starts
@@ -188,7 +191,9 @@ void add_bench_command(CLI::App& root, std::vector<Command>& commands, int argc,
                   "Plan cache directory for the native engine; its load time is then reported "
                   "with and without the cache");
   app->add_flag("--shuffle", o.shuffle, "Shuffle the backends' order in each round (seeded)");
-  app->add_option("--seed", o.seed, "Seed of inputs, shuffling and bootstrap (default 0)");
+  app->add_option(
+      "--seed", o.seed,
+      "Seed of inputs (as run and profile use it), shuffling and bootstrap (default 0)");
   app->add_option("--opt-level", o.opt_level, "Optimization level 0..3 (default 3)")
       ->check(CLI::Range(0, 3));
   app->add_option("--max-isa", o.max_isa,
@@ -202,6 +207,12 @@ void add_bench_command(CLI::App& root, std::vector<Command>& commands, int argc,
   app->add_flag("--cross", o.cross, "Allow sweeping several variables at once (every combination)");
   app->add_option("--inputs", o.inputs_dir,
                   "Directory of .npy samples used in turn (default random)");
+  app->add_option("--input-range", flags->ranges,
+                  "Range of an input's random values: NAME=LO:HI (default: the model "
+                  "directory's range, else [0,1) floats, [0,100) ints)");
+  app->add_option("--save-inputs", o.save_inputs_dir,
+                  "Write the inputs fed to the model to DIR/<input name>.npy (DIR/point<N>/ "
+                  "when several points)");
   app->add_option("--classifier", o.classifier_outputs,
                   "Output holding class scores (top-k agreement)");
   app->add_option("--tolerance", flags->tolerance,

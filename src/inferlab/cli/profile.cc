@@ -14,6 +14,7 @@
 
 #include "inferlab/backends/registry.h"
 #include "inferlab/cli/cli_common.h"
+#include "inferlab/cli/input_tensors.h"
 #include "inferlab/cli/profile_table.h"
 #include "inferlab/profile/machine_peak.h"
 #include "inferlab/profile/profile.h"
@@ -28,6 +29,7 @@ struct ProfileFlags {
   profile::ProfileOptions options;
   std::string backends = "native";
   std::vector<std::string> shapes;
+  std::vector<std::string> ranges;
   bool no_baseline = false;
   std::string json_target;
   std::string trace_path;
@@ -53,6 +55,7 @@ int run_profile_command(ProfileFlags& flags) {
   profile::ProfileOptions& options = flags.options;
   options.backends = split_backends(flags.backends);
   options.input_shapes = parse_shape_flags(flags.shapes);
+  options.input_ranges = parse_range_flags(flags.ranges);
   options.baseline = !flags.no_baseline;
   backends::BackendRegistry registry(backends::BackendEnvironment::from_process_environment());
   const bool show_progress = isatty(STDERR_FILENO) != 0;
@@ -106,7 +109,11 @@ void add_profile_command(CLI::App& root, std::vector<Command>& commands) {
                   "Widest vector ISA of the native kernels: auto (the best the CPU has), avx512, "
                   "avx2 or portable (default auto)")
       ->check(CLI::IsMember({"auto", "avx512", "avx2", "portable"}));
-  app->add_option("--seed", o.seed, "Seed of the random inputs (default 0)");
+  app->add_option("--input-range", flags->ranges,
+                  "Range of an input's random values: NAME=LO:HI (default: the model "
+                  "directory's range, else [0,1) floats, [0,100) ints)");
+  app->add_option("--seed", o.seed,
+                  "Seed of the random inputs, as run and bench use it (default 0)");
   app->add_flag("--no-baseline", flags->no_baseline,
                 "Skip the interleaved unprofiled runs (no overhead figure)");
   app->add_option("--sysinfo", flags->sysinfo_path,

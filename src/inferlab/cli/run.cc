@@ -14,6 +14,9 @@
 #include "inferlab/cli/cli_common.h"
 #include "inferlab/cli/input_tensors.h"
 #include "inferlab/core/npy.h"
+#include "inferlab/inputs/input_files.h"
+#include "inferlab/inputs/input_generator.h"
+#include "inferlab/inputs/input_shapes.h"
 
 namespace inferlab::cli {
 
@@ -31,6 +34,7 @@ struct RunFlags {
   std::vector<std::string> settings;
   std::vector<std::string> extra_outputs;
   std::string output_dir;
+  std::string save_inputs_dir;
   std::string json_target;
   int threads = 0;
   int opt_level = 3;
@@ -65,43 +69,36 @@ void check_names_are_inputs(const std::map<std::string, std::string>& named, con
   }
 }
 
-// --input-range first, then the range the model directory's manifest gives.
-std::optional<ValueRange> input_range(const std::map<std::string, ValueRange>& flags,
-                                      const backends::ModelSource& source,
-                                      const std::string& name) {
-  if (auto it = flags.find(name); it != flags.end()) return it->second;
-  for (const backends::InputSpec& spec : source.inputs) {
-    if (spec.info.name == name && spec.range)
-      return ValueRange{spec.range->first, spec.range->second};
-  }
-  return std::nullopt;
-}
-
+// Each input from its file (--input), its value (--value), or random by the
+// inputs library's rules (src/inferlab/inputs/: shape, range, seed), which
+// `bench` and `profile` follow too: the same seed feeds the same bytes.
 std::map<std::string, PreparedInput> prepare_inputs(const RunFlags& flags,
                                                     const backends::ModelSource& source,
                                                     const backends::Model& model) {
   const auto files = parse_name_values("--input", flags.inputs);
   const auto values = parse_name_values("--value", flags.values);
-  const auto ranges = parse_range_flags(flags.ranges);
   check_names_are_inputs(files, "--input", model, flags.model_path);
   check_names_are_inputs(values, "--value", model, flags.model_path);
   const auto shapes = parse_shape_flags(flags.shapes);
+  inputs::check_given_shapes(model.inputs(), shapes);
+  const auto ranges = inputs::input_ranges(model.inputs(), parse_range_flags(flags.ranges), source);
   std::map<std::string, PreparedInput> prepared;
-  for (size_t i = 0; i < model.inputs().size(); ++i) {
-    const model::ValueInfo& input = model.inputs()[i];
+  for (const model::ValueInfo& input : model.inputs()) {
     if (auto file = files.find(input.name); file != files.end()) {
-      prepared[input.name] = {read_tensor_file(file->second), "file " + file->second};
+      prepared[input.name] = {inputs::read_tensor_file(file->second), "file " + file->second};
       continue;
     }
-    auto fixed = shapes.find(input.name);
-    const Shape shape = fixed != shapes.end() ? fixed->second : resolve_run_shape(input);
+    const Shape shape = inputs::resolve_input_shape(input, shapes);
     if (auto value = values.find(input.name); value != values.end()) {
       prepared[input.name] = {filled_tensor(input, shape, value->second), "value " + value->second};
       continue;
     }
+    const inputs::ValueRange& range = ranges.at(input.name);
     prepared[input.name] = {
-        random_tensor(input, shape, flags.seed, i, input_range(ranges, source, input.name)),
-        fmt::format("random seed {}", flags.seed)};
+        inputs::random_tensor(input, shape, range, flags.seed),
+        input.dtype == DataType::kBool
+            ? fmt::format("random seed {}", flags.seed)
+            : fmt::format("random [{:g}, {:g}) seed {}", range.low, range.high, flags.seed)};
   }
   return prepared;
 }
@@ -143,13 +140,6 @@ nlohmann::json first_values(const Tensor& tensor) {
   return values;
 }
 
-std::string output_file_name(const std::string& output_name) {
-  std::string name = output_name;
-  std::replace(name.begin(), name.end(), '/', '_');
-  std::replace(name.begin(), name.end(), ':', '_');
-  return name + ".npy";
-}
-
 nlohmann::json output_json(const std::string& name, const Tensor& tensor) {
   nlohmann::json json = {{"name", name},
                          {"dtype", std::string(dtype_name(tensor.dtype()))},
@@ -186,6 +176,8 @@ void print_report(const nlohmann::json& report) {
     std::cout << fmt::format("  {}: {}{} ({})\n", input["name"].get<std::string>(),
                              input["dtype"].get<std::string>(), input["shape"].dump(),
                              input["source"].get<std::string>());
+    if (input.contains("file"))
+      std::cout << fmt::format("    written to {}\n", input["file"].get<std::string>());
   }
   std::cout << "outputs:\n";
   for (const auto& output : report["outputs"]) {
@@ -267,10 +259,11 @@ int run_model(const RunFlags& flags) {
   const double open_ms = elapsed_ms(load_start);
   print_warnings(model->configuration());
   std::map<std::string, PreparedInput> prepared = prepare_inputs(flags, source, *model);
-  backends::TensorMap inputs;
-  for (const auto& [name, input] : prepared) inputs[name] = input.tensor;
+  backends::TensorMap tensors;
+  for (const auto& [name, input] : prepared) tensors[name] = input.tensor;
+  if (!flags.save_inputs_dir.empty()) inputs::write_input_files(flags.save_inputs_dir, tensors);
 
-  model->bind(inputs);
+  model->bind(tensors);
   model->execute();
   const backends::TensorMap outputs = model->fetch();
 
@@ -287,10 +280,15 @@ int run_model(const RunFlags& flags) {
                            {"inputs", nlohmann::json::array()},
                            {"outputs", nlohmann::json::array()}};
   for (const auto& [name, input] : prepared) {
-    report["inputs"].push_back({{"name", name},
-                                {"dtype", std::string(dtype_name(input.tensor.dtype()))},
-                                {"shape", input.tensor.shape()},
-                                {"source", input.source}});
+    nlohmann::json json = {{"name", name},
+                           {"dtype", std::string(dtype_name(input.tensor.dtype()))},
+                           {"shape", input.tensor.shape()},
+                           {"source", input.source}};
+    if (!flags.save_inputs_dir.empty()) {
+      json["file"] =
+          (std::filesystem::path(flags.save_inputs_dir) / inputs::npy_file_name(name)).string();
+    }
+    report["inputs"].push_back(std::move(json));
   }
   if (!flags.output_dir.empty()) std::filesystem::create_directories(flags.output_dir);
   std::vector<std::string> names;
@@ -304,7 +302,7 @@ int run_model(const RunFlags& flags) {
     nlohmann::json json = output_json(name, found->second);
     if (!flags.output_dir.empty()) {
       const std::string path =
-          (std::filesystem::path(flags.output_dir) / output_file_name(name)).string();
+          (std::filesystem::path(flags.output_dir) / inputs::npy_file_name(name)).string();
       write_npy(path, found->second);
       json["file"] = path;
     }
@@ -341,10 +339,13 @@ void add_run_command(CLI::App& root, std::vector<Command>& commands) {
   app->add_option("--input", flags->inputs, "Input from a .npy or .pb file: NAME=FILE");
   app->add_option("--shape", flags->shapes, "Fix an input's shape: NAME=DIMS (e.g. x=1,3,224,224)");
   app->add_option("--value", flags->values, "Fill an input with one value: NAME=V");
-  app->add_option(
-      "--input-range", flags->ranges,
-      "Range of an input's random values: NAME=LO:HI (default [0,1) floats, [0,100) ints)");
-  app->add_option("--seed", flags->seed, "Base seed of the random inputs (default 0)");
+  app->add_option("--input-range", flags->ranges,
+                  "Range of an input's random values: NAME=LO:HI (default: the model "
+                  "directory's range, else [0,1) floats, [0,100) ints)");
+  app->add_option("--seed", flags->seed,
+                  "Seed of the random inputs, as bench and profile use it (default 0)");
+  app->add_option("--save-inputs", flags->save_inputs_dir,
+                  "Write the inputs fed to the model to DIR/<input name>.npy");
   app->add_option("--output-dir", flags->output_dir, "Write each output to DIR/<output name>.npy");
   app->add_option("--json", flags->json_target,
                   "Also write the report as JSON to FILE ('-': stdout)");

@@ -8,8 +8,9 @@
 #include <thread>
 
 #include "inferlab/backends/model_source.h"
-#include "inferlab/bench/bench_inputs.h"
 #include "inferlab/core/error.h"
+#include "inferlab/inputs/input_generator.h"
+#include "inferlab/inputs/input_shapes.h"
 #include "inferlab/kernels/registry.h"
 #include "inferlab/model/onnx_import.h"
 #include "inferlab/runtime/session.h"
@@ -34,8 +35,7 @@ struct FileGraph {
 FileGraph read_file_graph(const std::string& onnx_path, const ProfileOptions& options) {
   const model::Model model = model::import_model_file(onnx_path);
   FileGraph file;
-  file.input_shapes =
-      bench::resolve_input_shapes(model.graph->inputs, options.input_shapes, std::nullopt);
+  file.input_shapes = inputs::resolve_input_shapes(model.graph->inputs, options.input_shapes);
   runtime::ShapeInferenceOptions shape_options;
   shape_options.input_shapes = file.input_shapes;
   const runtime::ShapeInferenceResult shapes =
@@ -206,12 +206,15 @@ ProfileResult run_profile(const ProfileOptions& options, backends::BackendRegist
     report("opening " + engines[i].name);
     open_engine(engines[i], registry, source, options, file);
   }
-  const backends::TensorMap inputs = bench::random_inputs(engines.front().profiled->inputs(),
-                                                          file.input_shapes, source, options.seed);
+  // The inputs `run` and `bench` feed for the same seed (inputs/).
+  const std::vector<model::ValueInfo>& declared = engines.front().profiled->inputs();
+  const backends::TensorMap fed = inputs::random_inputs(
+      declared, file.input_shapes, inputs::input_ranges(declared, options.input_ranges, source),
+      options.seed);
   for (EngineRun& engine : engines) {
     report("warm-up " + engine.name);
     settle(options, engines.size());
-    warm_up(engine, inputs, options.warmup);
+    warm_up(engine, fed, options.warmup);
   }
   for (int run = 0; run < options.runs; ++run) {
     report("run " + std::to_string(run + 1) + "/" + std::to_string(options.runs));

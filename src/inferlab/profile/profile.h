@@ -25,6 +25,7 @@
 
 #include "inferlab/backends/backend.h"
 #include "inferlab/backends/registry.h"
+#include "inferlab/inputs/input_range.h"
 #include "inferlab/profile/cost_model.h"
 
 namespace inferlab::profile {
@@ -46,9 +47,12 @@ struct ProfileOptions {
   int opt_level = 3;
   std::string max_isa = "auto";  // native kernels' widest ISA (BackendOptions::max_isa)
   std::map<std::string, Shape> input_shapes;  // for symbolic dims
-  int runs = 20;                              // profiled runs (each followed by an unprofiled one)
-  int warmup = 5;                             // of each model, before counting
-  bool baseline = true;                       // interleave unprofiled runs
+  // Ranges of the random inputs (--input-range); the rest by the manifest,
+  // else by dtype. Inputs follow the rules of `run` and `bench` (inputs/).
+  std::map<std::string, inputs::ValueRange> input_ranges;
+  int runs = 20;         // profiled runs (each followed by an unprofiled one)
+  int warmup = 5;        // of each model, before counting
+  bool baseline = true;  // interleave unprofiled runs
   // With two engines in one process, the pause before each engine's turn:
   // the other's threads stop spinning and give the cores back (ONNX
   // Runtime's pool spins after a run; at 2 threads on 2 cores that once

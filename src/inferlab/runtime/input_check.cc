@@ -19,8 +19,10 @@ std::string input_names(const std::vector<model::ValueInfo>& inputs) {
   return names.empty() ? "none" : names;
 }
 
-model::ValueInfo with_shape(const model::ValueInfo& input, const Shape& shape,
-                            const std::string& source) {
+}  // namespace
+
+model::ValueInfo apply_input_shape(const model::ValueInfo& input, const Shape& shape,
+                                   const std::string& source) {
   if (input.has_shape && input.dims.size() != shape.size()) {
     fail(ErrorCode::kInvalidArgument,
          "{}: input '{}' is {} (rank {}), but the given shape {} has rank {}", source, input.name,
@@ -43,26 +45,31 @@ model::ValueInfo with_shape(const model::ValueInfo& input, const Shape& shape,
   return fixed;
 }
 
-}  // namespace
-
 std::vector<model::ValueInfo> apply_input_shapes(const model::Graph& graph,
+                                                 const std::map<std::string, Shape>& shapes,
+                                                 const std::string& source) {
+  return apply_input_shapes(graph.inputs, shapes, source);
+}
+
+std::vector<model::ValueInfo> apply_input_shapes(const std::vector<model::ValueInfo>& inputs,
                                                  const std::map<std::string, Shape>& shapes,
                                                  const std::string& source) {
   for (const auto& [name, shape] : shapes) {
     bool found = false;
-    for (const model::ValueInfo& input : graph.inputs) found = found || input.name == name;
+    for (const model::ValueInfo& input : inputs) found = found || input.name == name;
     if (!found) {
       fail(ErrorCode::kInvalidArgument,
            "{}: a shape is given for '{}', which is not an input (inputs: {})", source, name,
-           input_names(graph.inputs));
+           input_names(inputs));
     }
   }
-  std::vector<model::ValueInfo> inputs;
-  for (const model::ValueInfo& input : graph.inputs) {
+  std::vector<model::ValueInfo> fixed;
+  for (const model::ValueInfo& input : inputs) {
     auto given = shapes.find(input.name);
-    inputs.push_back(given == shapes.end() ? input : with_shape(input, given->second, source));
+    fixed.push_back(given == shapes.end() ? input
+                                          : apply_input_shape(input, given->second, source));
   }
-  return inputs;
+  return fixed;
 }
 
 std::map<std::string, Shape> static_input_shapes(const std::vector<model::ValueInfo>& inputs) {

@@ -14,10 +14,20 @@
 namespace inferlab::runtime {
 
 // The graph's inputs with dims fixed from `shapes`. Throws Error(kInvalidArgument)
-// for a name that is not an input, a wrong rank, or a size contradicting a static dim.
+// for a name that is not an input, a wrong rank, or a size contradicting a static dim;
+// each message starts with `source` (the model path, or the flag: "--shape").
 std::vector<model::ValueInfo> apply_input_shapes(const model::Graph& graph,
                                                  const std::map<std::string, Shape>& shapes,
                                                  const std::string& source);
+std::vector<model::ValueInfo> apply_input_shapes(const std::vector<model::ValueInfo>& inputs,
+                                                 const std::map<std::string, Shape>& shapes,
+                                                 const std::string& source);
+
+// One input with its dims fixed to `shape`; the errors of apply_input_shapes.
+// inputs::resolve_input_shape checks --shape through it, so a given shape is
+// judged by one rule whether a Session or a command receives it.
+model::ValueInfo apply_input_shape(const model::ValueInfo& input, const Shape& shape,
+                                   const std::string& source);
 
 // The concrete shapes of inputs whose dims are all known.
 std::map<std::string, Shape> static_input_shapes(const std::vector<model::ValueInfo>& inputs);
