@@ -49,7 +49,6 @@ nlohmann::json model_record(const backends::ModelSource& source) {
           {"artifact_hashes", hashes}};
 }
 
-nlohmann::json settings_record(const BenchOptions& options, const std::string& reference) {
 // The --input-range ranges: {"NAME": [low, high]}.
 nlohmann::json input_ranges_json(const BenchOptions& options) {
   nlohmann::json ranges = nlohmann::json::object();
@@ -57,6 +56,7 @@ nlohmann::json input_ranges_json(const BenchOptions& options) {
   return ranges;
 }
 
+nlohmann::json settings_record(const BenchOptions& options, const std::string& reference) {
   return {{"rounds", options.rounds},
           {"min_iterations", options.min_iterations},
           {"min_round_ms", options.min_round_ms},
@@ -71,8 +71,8 @@ nlohmann::json input_ranges_json(const BenchOptions& options) {
           {"reference_options", {{"opt_level", 0}}},
           {"inputs", options.inputs_dir.empty() ? "random seed " + std::to_string(options.seed)
                                                 : "files in " + options.inputs_dir},
-          {"precision", options.precision},
           {"input_ranges", input_ranges_json(options)},
+          {"precision", options.precision},
           {"opt_level", options.opt_level},
           {"max_isa", options.max_isa},
           {"backends", options.backends},
@@ -88,9 +88,9 @@ struct PointContext {
   const std::string& reference;
   const ProgressCallback& progress;
   std::string label;  // "point 1/3"
-};
   size_t index = 0;   // of the point, from 0
   size_t points = 1;  // in the sweep
+};
 
 void report(const PointContext& context, const std::string& status) {
   if (context.progress) context.progress(context.label + "  " + status);
@@ -184,9 +184,9 @@ void run_rounds(const PointContext& context, std::vector<BackendMeasurement>& me
   }
 }
 
-std::vector<backends::TensorMap> point_inputs(const PointContext& context,
 // The point's inputs by the inputs library's rules, as `run` makes them:
 // samples from --inputs, else one fixed-seed random sample.
+std::vector<backends::TensorMap> point_inputs(const PointContext& context,
                                               const std::vector<model::ValueInfo>& inputs,
                                               const std::map<std::string, Shape>& shapes) {
   const BenchOptions& options = context.options;
