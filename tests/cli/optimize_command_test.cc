@@ -1,6 +1,7 @@
 // `inferlab optimize`, end to end through the binary: the --log text and
 // --json log, --verbose node names, -o files that ONNX Runtime loads and
-// that compute the zoo reference outputs, and usage errors for bad flags.
+// that compute the zoo reference outputs, level 3's file no larger than level
+// 2's (the native-only layout left out), and usage errors for bad flags.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -79,6 +80,96 @@ TEST(OptimizeCommand, MobilenetV2FileRunsInOnnxRuntime) {
   check_runs_in_onnxruntime("mobilenet_v2_op17");
 }
 TEST(OptimizeCommand, EncoderFileRunsInOnnxRuntime) { check_runs_in_onnxruntime("encoder_op17"); }
+
+// `optimize MODEL --opt-level LEVEL -o FILE`: the written file's node count,
+// checked against the count the JSON log reports.
+int64_t written_nodes(const std::string& model, int level, const std::string& dir) {
+  const std::string file = dir + "/level" + std::to_string(level) + ".onnx";
+  const std::string json = dir + "/level" + std::to_string(level) + ".json";
+  const CommandResult made = run_cli("optimize " + model + " --opt-level " + std::to_string(level) +
+                                     " -o " + file + " --json " + json);
+  EXPECT_EQ(made.exit_code, 0) << made.stderr_text;
+  if (made.exit_code != 0) return -1;
+  const int64_t nodes = static_cast<int64_t>(model::import_model_file(file).graph->nodes.size());
+  EXPECT_EQ(nlohmann::json::parse(read_file(json)).at("output_nodes").get<int64_t>(), nodes);
+  return nodes;
+}
+
+int64_t count_op_in_file(const std::string& path, const std::string& op) {
+  int64_t count = 0;
+  for (const model::Node& node : model::import_model_file(path).graph->nodes)
+    count += node.op_type == op && node.domain.empty() ? 1 : 0;
+  return count;
+}
+
+// The channels-last layout is InferLab's own; written out it would be a
+// Transpose pair around every convolution, so level 3's file skips it.
+void check_level3_file_is_no_larger(const std::string& model, const std::string& label) {
+  const std::string dir = make_temp_dir("cli-optimize-levels");
+  const int64_t level2 = written_nodes(model, 2, dir);
+  const int64_t level3 = written_nodes(model, 3, dir);
+  std::printf("%s: written nodes level 2 %lld, level 3 %lld\n", label.c_str(),
+              static_cast<long long>(level2), static_cast<long long>(level3));
+  EXPECT_GT(level3, 0) << label;
+  EXPECT_LE(level3, level2) << label;
+  EXPECT_LE(count_op_in_file(dir + "/level3.onnx", "Transpose"),
+            count_op_in_file(model, "Transpose"))
+      << label << ": the file adds Transposes";
+  std::filesystem::remove_all(dir);
+}
+
+TEST(OptimizeCommand, Level3FileOfAConvChainHasNoMoreNodesThanLevel2) {
+  const std::string dir = make_temp_dir("cli-optimize-chain");
+  const std::string path = dir + "/chain.onnx";
+  run_python(dir, R"(
+import numpy as np
+from onnx import helper, numpy_helper, TensorProto
+rng = np.random.default_rng(0)
+def weight(name, *shape):
+    return numpy_helper.from_array(rng.uniform(-1, 1, shape).astype(np.float32), name)
+nodes = [helper.make_node('Conv', ['x', 'w0', 'b0'], ['c0'], pads=[1, 1, 1, 1]),
+         helper.make_node('Relu', ['c0'], ['r0']),
+         helper.make_node('Conv', ['r0', 'w1'], ['c1'], pads=[1, 1, 1, 1]),
+         helper.make_node('Add', ['c1', 'r0'], ['s']),
+         helper.make_node('Relu', ['s'], ['r1']),
+         helper.make_node('GlobalAveragePool', ['r1'], ['g']),
+         helper.make_node('Flatten', ['g'], ['y'])]
+graph = helper.make_graph(nodes, 'chain',
+    [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 3, 16, 16])],
+    [helper.make_tensor_value_info('y', TensorProto.FLOAT, [1, 8])],
+    [weight('w0', 8, 3, 3, 3), weight('b0', 8), weight('w1', 8, 8, 3, 3)])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 17)])
+model.ir_version = 8
+open(')" + path + R"(', 'wb').write(model.SerializeToString())
+)");
+  check_level3_file_is_no_larger(path, "conv chain");
+  const CommandResult made = run_cli("optimize " + path + " -o " + dir + "/out.onnx --json -");
+  ASSERT_EQ(made.exit_code, 0) << made.stderr_text;
+  const nlohmann::json log = nlohmann::json::parse(made.stdout_text);
+  EXPECT_EQ(log.at("level"), 3);
+  EXPECT_EQ(log.at("output_skipped_passes"), nlohmann::json::array({"channels_last_layout"}));
+  // The log still describes level 3 for InferLab's engine, layout included.
+  bool layout_logged = false;
+  for (const nlohmann::json& entry : log.at("passes"))
+    layout_logged = layout_logged || entry.at("pass") == "channels_last_layout";
+  EXPECT_TRUE(layout_logged) << log.dump();
+  const CommandResult text = run_cli("optimize " + path + " -o " + dir + "/out.onnx");
+  EXPECT_TRUE(contains(text.stdout_text, "without the native-only channels_last_layout"))
+      << text.stdout_text;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(OptimizeCommand, Resnet50Level3FileHasNoMoreNodesThanLevel2) {
+  const std::string path = zoo_model("resnet50_op17");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "missing " << path;
+  check_level3_file_is_no_larger(path, "resnet50");
+}
+
+TEST(OptimizeCommand, EncoderLevel3FileHasNoMoreNodesThanLevel2) {
+  const std::string path = zoo_model("encoder_op17");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "missing " << path;
+  check_level3_file_is_no_larger(path, "encoder");
+}
 
 TEST(OptimizeCommand, BadFlagsAreUsageErrors) {
   const std::string model = node_model("test_add");

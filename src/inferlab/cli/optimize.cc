@@ -2,13 +2,18 @@
 // what it did — per pass the changes it made ("fused Conv+BatchNormalization
 // +Relu x49", node names with --verbose), operator counts before -> after and
 // node totals — and writes the optimized graph as an ONNX file that ONNX
-// Runtime loads (-o). docs/optimizer.md describes the passes and the log.
+// Runtime loads (-o). The log describes the level for InferLab's engine; the
+// file is optimized again for ONNX Runtime, without the native-only passes
+// (the channels-last layout, which would be written as Transposes).
+// docs/optimizer.md describes the passes and the log.
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "inferlab/cli/cli_common.h"
 #include "inferlab/kernels/registry.h"
@@ -79,8 +84,15 @@ void print_log(const std::string& model_path, const optimizer::OptimizationLog& 
   print_operator_table(log);
 }
 
+// What `-o` wrote: the graph optimized for ONNX Runtime.
+struct WrittenFile {
+  std::string path;
+  int64_t nodes = 0;
+  std::vector<std::string> skipped_passes;  // native-only passes left out of the file
+};
+
 nlohmann::json log_json(const std::string& model_path, const optimizer::OptimizationLog& log,
-                        const std::string& output_path) {
+                        const std::optional<WrittenFile>& written) {
   nlohmann::json json;
   json["model"] = model_path;
   json["level"] = log.level;
@@ -95,7 +107,11 @@ nlohmann::json log_json(const std::string& model_path, const optimizer::Optimiza
                               {"nodes", entry.stats.nodes}});
   }
   json["operators"] = {{"before", log.op_counts_before}, {"after", log.op_counts_after}};
-  json["output"] = output_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(output_path);
+  json["output"] = written ? nlohmann::json(written->path) : nlohmann::json(nullptr);
+  if (written) {
+    json["output_nodes"] = written->nodes;
+    json["output_skipped_passes"] = written->skipped_passes;
+  }
   return json;
 }
 
@@ -130,6 +146,30 @@ void print_memory(const nlohmann::json& memory) {
           : "");
 }
 
+// Optimizes a fresh import of the model for ONNX Runtime (the native-only
+// passes skipped) and writes it.
+WrittenFile write_for_onnxruntime(const OptimizeFlags& flags,
+                                  const optimizer::OptimizeOptions& native_options) {
+  optimizer::OptimizeOptions options = native_options;
+  options.target = optimizer::OptimizeTarget::kOnnx;
+  model::Model model = model::import_model_file(flags.model_path);
+  const optimizer::OptimizationLog log =
+      optimizer::optimize(model, options, kernels::OpRegistry::reference());
+  const model::Model exported = optimizer::export_for_onnxruntime(model);
+  optimizer::write_model_file(exported, flags.output_path);
+  return {flags.output_path, static_cast<int64_t>(exported.graph->nodes.size()),
+          log.skipped_passes};
+}
+
+void print_written(const WrittenFile& written) {
+  std::cout << fmt::format("wrote {}: {} nodes, for ONNX Runtime", written.path, written.nodes);
+  if (!written.skipped_passes.empty()) {
+    std::cout << fmt::format(" (without the native-only {}: InferLab's internal layout)",
+                             fmt::join(written.skipped_passes, ", "));
+  }
+  std::cout << "\n";
+}
+
 int run_optimize(const OptimizeFlags& flags) {
   optimizer::OptimizeOptions options;
   options.level = flags.level;
@@ -144,9 +184,8 @@ int run_optimize(const OptimizeFlags& flags) {
   }
   const optimizer::OptimizationLog log =
       optimizer::optimize(model, options, kernels::OpRegistry::reference());
-  if (!flags.output_path.empty()) {
-    optimizer::write_model_file(optimizer::export_for_onnxruntime(model), flags.output_path);
-  }
+  std::optional<WrittenFile> written;
+  if (!flags.output_path.empty()) written = write_for_onnxruntime(flags, options);
   const nlohmann::json memory = memory_json(model, options.input_shapes);
   const bool json_to_stdout = flags.json_target == "-";
   if (!json_to_stdout) {
@@ -154,10 +193,10 @@ int run_optimize(const OptimizeFlags& flags) {
     print_memory(memory);
     std::cout << fmt::format("nodes: {} -> {} (level {})\n", log.nodes_before, log.nodes_after,
                              log.level);
-    if (!flags.output_path.empty()) std::cout << fmt::format("wrote {}\n", flags.output_path);
+    if (written) print_written(*written);
   }
   if (!flags.json_target.empty()) {
-    nlohmann::json json = log_json(flags.model_path, log, flags.output_path);
+    nlohmann::json json = log_json(flags.model_path, log, written);
     json["memory"] = memory;
     write_json(json, flags.json_target);
   }
@@ -178,7 +217,8 @@ void add_optimize_command(CLI::App& root, std::vector<Command>& commands) {
                 "Print what each pass changed and the operator counts before -> after");
   app->add_flag("--verbose", flags->verbose, "Like --log, and name the nodes behind every change");
   app->add_option("-o,--output", flags->output_path,
-                  "Write the optimized model to OUT.onnx (loadable by ONNX Runtime)");
+                  "Write the model optimized for ONNX Runtime to OUT.onnx (the level's passes "
+                  "but the native-only channels-last layout)");
   app->add_option("--shape", flags->shapes,
                   "Fix an input's shape so shape subgraphs fold: NAME=DIMS (e.g. x=1,3,224,224)");
   app->add_option("--json", flags->json_target,

@@ -1,7 +1,8 @@
 // The pass manager: runs the passes of the requested level, in all_passes()
 // order, sweep after sweep until a whole sweep changes nothing (capped), and
 // records what each pass changed. Shapes are re-inferred after every pass
-// that changed the graph, so the next pass sees fresh facts.
+// that changed the graph, so the next pass sees fresh facts. A graph meant
+// for another engine (OptimizeTarget::kOnnx) skips the native-only passes.
 #include "inferlab/optimizer/optimizer.h"
 
 #include <algorithm>
@@ -70,6 +71,17 @@ bool run_pass(GraphPass& pass, model::Model& model, const OptimizeOptions& optio
   return true;
 }
 
+// Whether `pass` runs at these options' level for their target; a pass of
+// the level that the target skips is recorded once in the log.
+bool selected(const GraphPass& pass, const OptimizeOptions& options, OptimizationLog& log) {
+  if (pass.level() > options.level) return false;
+  if (options.target == OptimizeTarget::kNative || !is_native_only(pass)) return true;
+  std::vector<std::string>& skipped = log.skipped_passes;
+  if (std::find(skipped.begin(), skipped.end(), pass.name()) == skipped.end())
+    skipped.push_back(pass.name());
+  return false;
+}
+
 }  // namespace
 
 std::string op_key(const model::Node& node) {
@@ -95,13 +107,13 @@ OptimizationLog optimize(model::Model& model, const OptimizeOptions& options,
     for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
       bool changed = false;
       for (const std::unique_ptr<GraphPass>& pass : passes) {
-        if (pass->level() > options.level) continue;
+        if (!selected(*pass, options, log)) continue;
         changed = run_pass(*pass, model, options, registry, shapes, log) || changed;
       }
       if (!changed) break;
     }
     for (const std::unique_ptr<GraphPass>& pass : finishing_passes()) {
-      if (pass->level() <= options.level) run_pass(*pass, model, options, registry, shapes, log);
+      if (selected(*pass, options, log)) run_pass(*pass, model, options, registry, shapes, log);
     }
   }
   log.op_counts_after = count_ops(*model.graph);

@@ -1,6 +1,9 @@
 // The list of every pass, in the order the pass manager runs them: the
 // basic passes first (they expose constants and remove clutter the fusions
-// would otherwise have to see through), then the extended fusions.
+// would otherwise have to see through), then the extended fusions; and
+// which passes only InferLab's own engine wants.
+#include <cstring>
+
 #include "inferlab/optimizer/basic_passes.h"
 #include "inferlab/optimizer/conv_fusion_passes.h"
 #include "inferlab/optimizer/layout_pass.h"
@@ -44,6 +47,12 @@ std::vector<std::unique_ptr<GraphPass>> finishing_passes() {
   std::vector<std::unique_ptr<GraphPass>> passes;
   passes.push_back(make_channels_last_layout_pass());
   return passes;
+}
+
+bool is_native_only(const GraphPass& pass) {
+  // Channels-last activations are InferLab's internal layout: in an ONNX
+  // file each converted node would sit between two Transposes.
+  return std::strcmp(pass.name(), "channels_last_layout") == 0;
 }
 
 }  // namespace inferlab::optimizer
