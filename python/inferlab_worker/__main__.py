@@ -49,7 +49,7 @@ def main():
         import numpy as np
         import torch
     except Exception as error:  # noqa: BLE001 (any import failure is reported, then exit)
-        channel.send(error_message("unsupported", f"cannot import PyTorch with "
+        channel.send(error_message("unavailable", f"cannot import PyTorch with "
                                                   f"{sys.executable}: {last_line(error)}"))
         return 1
     import_ms = (time.perf_counter() - start) * 1000.0

@@ -17,7 +17,7 @@ def absolute(path, directory):
 
 def require_file(path, what):
     if not os.path.isfile(path):
-        raise WorkerError("io", f"{what} '{path}' does not exist")
+        raise WorkerError("not_found", f"{what} '{path}' does not exist")
     return path
 
 

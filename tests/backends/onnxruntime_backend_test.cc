@@ -384,7 +384,7 @@ TEST(OnnxRuntimeBackend, MissingLibraryMakesTheBackendUnavailable) {
   BackendEnvironment environment = BackendEnvironment::from_process_environment();
   environment.onnxruntime_library = "/nonexistent/libonnxruntime.so";
   BackendRegistry registry(environment);
-  expect_error([&] { registry.get("onnxruntime"); }, ErrorCode::kUnsupported,
+  expect_error([&] { registry.get("onnxruntime"); }, ErrorCode::kUnavailable,
                {"onnxruntime", "cannot load", "/nonexistent/libonnxruntime.so"});
   const BackendInfo info = registry.probe("onnxruntime");
   EXPECT_FALSE(info.available);

@@ -211,7 +211,7 @@ TEST(PythonBackend, WorkerCrashMidRunIsAnErrorWithItsMessage) {
   const Error error = error_of([&] {
     model->run({{"input", testing::random_float_tensor({1, 4}, 1)}});
   });
-  EXPECT_EQ(error.code(), ErrorCode::kRuntime);
+  EXPECT_EQ(error.code(), ErrorCode::kUnavailable);
   EXPECT_NE(std::string(error.what()).find("deliberate crash inside forward()"), std::string::npos)
       << error.what();
   errno = 0;
@@ -261,6 +261,25 @@ TEST(PythonBackend, ExceptionInForwardIsAnErrorAndTheWorkerLives) {
   EXPECT_NE(std::string(error.what()).find("IndexError"), std::string::npos) << error.what();
   const Tensor ids = Tensor::from_vector<int64_t>({0, 1, 2, 3, 4, 5, 6, 7}, {2, 4});
   EXPECT_EQ(model->run({{"features", features}, {"token_ids", ids}}).size(), 2u);
+}
+
+// raises_in_forward: input {i, 0} raises WorkerError with the i-th code,
+// {i, 1} the Python exception the worker maps to it; {-1, x} runs.
+TEST(PythonBackend, EveryErrorCodeRaisedInForwardKeepsItsCode) {
+  auto model = open_fixture("raises_in_forward");
+  for (int form : {0, 1}) {
+    int index = 0;
+    for (ErrorCode code : kAllErrorCodes) {
+      const Tensor selector = Tensor::from_vector<float>(
+          {static_cast<float>(index++), static_cast<float>(form)}, {1, 2});
+      const Error error = error_of([&] { model->run({{"input", selector}}); });
+      EXPECT_EQ(error.code(), code) << "form " << form << ": " << error.what();
+      EXPECT_EQ(std::string(error.what()).rfind("python: ", 0), 0u) << error.what();
+    }
+  }
+  const TensorMap outputs =
+      model->run({{"input", Tensor::from_vector<float>({-1.0f, 3.0f}, {1, 2})}});
+  EXPECT_EQ(outputs.at("output").data<float>()[1], 6.0f);
 }
 
 TEST(PythonBackend, CompileModeNeedsTorchCompile) {

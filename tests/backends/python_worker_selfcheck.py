@@ -5,7 +5,8 @@ A fake parent written in Python speaks docs/worker-protocol.md to a real
 worker process: socketpair(SOCK_SEQPACKET), memfd arenas, fds by SCM_RIGHTS.
 It checks hello, open (eager factory, state_dict, saved module, TorchScript),
 run and staged bind/execute/fetch against PyTorch called directly, arena
-growth on both sides, that errors are replies which leave the worker alive,
+growth on both sides, that errors are replies which leave the worker alive
+(every InferLab error code, raised by a model, arrives with its code),
 a worker crashing mid-run, an import failure, channel EOF and close. It
 also estimates the per-call channel overhead (round trip minus the
 worker's own conversion and execution time).
@@ -35,6 +36,15 @@ DATA = os.path.join(REPO, "tests", "backends", "data")
 ALIGNMENT = 64
 REPLY_TIMEOUT_S = 120
 FP32_TOLERANCE = 1e-4
+# InferLab's ErrorCode names in the order of src/inferlab/core/error.h (docs/worker-protocol.md).
+ERROR_CODES = ("invalid_argument", "invalid_model", "unsupported", "io", "out_of_range",
+               "limit_exceeded", "runtime", "not_found", "unavailable", "deadline_exceeded",
+               "cancelled")
+# The Python exception the worker reads as each code (tests/backends/data/raises_in_forward).
+EXCEPTION_OF_CODE = {"io": "PermissionError", "out_of_range": "IndexError",
+                     "limit_exceeded": "MemoryError", "runtime": "RuntimeError",
+                     "not_found": "FileNotFoundError", "unavailable": "ConnectionRefusedError",
+                     "deadline_exceeded": "TimeoutError", "cancelled": "CancelledError"}
 
 
 # --------------------------------------------------------------- manifests --
@@ -434,6 +444,27 @@ def check_variants(checks, parent, root):
                         "a corrupt TorchScript file is invalid_model")
 
 
+def check_error_codes(checks, parent):
+    """Every error code, raised in forward() as WorkerError and as the Python exception
+    the worker maps to it, is an error reply with that code; the worker lives on."""
+    opened = parent.request({"type": "open", "options": options(),
+                             "model": model_source(os.path.join(DATA, "raises_in_forward"))})
+    checks.expect(opened["type"] == "opened", "open raises_in_forward", opened)
+    run = {"type": "run"}
+    for index, code in enumerate(ERROR_CODES):
+        reply = parent.with_inputs(run, {"input": np.array([[index, 0]], np.float32)})
+        checks.expect_error(reply, code, f"fixture raised {code}",
+                            f"WorkerError('{code}') in forward() is a '{code}' reply")
+        if code in EXCEPTION_OF_CODE:
+            reply = parent.with_inputs(run, {"input": np.array([[index, 1]], np.float32)})
+            checks.expect_error(reply, code, EXCEPTION_OF_CODE[code],
+                                f"{EXCEPTION_OF_CODE[code]} in forward() is a '{code}' reply")
+    reply = parent.with_inputs(run, {"input": np.array([[-1, 3]], np.float32)})
+    checks.expect(reply["type"] == "outputs"
+                  and parent.outputs(reply)["output"].tolist() == [[-2.0, 6.0]],
+                  "the worker still runs after every error code", reply)
+
+
 def check_channel_overhead(checks, parent, iterations=300):
     """Round trip minus the worker's own figures, median over `iterations` runs."""
     parent.request({"type": "open", "model": model_source(os.path.join(DATA, "tiny_mlp")),
@@ -490,8 +521,9 @@ def check_import_failure(checks, worker_path, root):
         message, _ = parent.receive()
         status = parent.wait()
         checks.expect(message is not None and message["type"] == "error"
+                      and message["code"] == "unavailable"
                       and "libtorch_cpu.so" in message["message"] and status == 1,
-                      "torch failing to import: an error instead of hello, exit 1",
+                      "torch failing to import: an 'unavailable' error instead of hello, exit 1",
                       (message, status))
     finally:
         parent.shutdown()
@@ -527,6 +559,7 @@ def main():
         check_open_errors(checks, parent)
         check_two_heads(checks, parent)
         check_variants(checks, parent, root)
+        check_error_codes(checks, parent)
         check_channel_overhead(checks, parent)
         checks.expect(parent.request({"type": "close"}) == {"type": "closed"}
                       and parent.wait() == 0, "close after all that")

@@ -30,7 +30,7 @@ TEST(BackendRegistry, UnknownNameListsTheKnownOnes) {
     registry.get("tensorrt");
     FAIL() << "expected an error";
   } catch (const Error& error) {
-    EXPECT_EQ(error.code(), ErrorCode::kInvalidArgument);
+    EXPECT_EQ(error.code(), ErrorCode::kNotFound);
     EXPECT_NE(std::string(error.what()).find("onnxruntime"), std::string::npos);
   }
 }
@@ -69,7 +69,7 @@ TEST(BackendRegistry, APluginWithoutEntryPointsIsRefused) {
     registry.get("libtorch", Placement::kInProcess);
     FAIL() << "expected an error";
   } catch (const Error& error) {
-    EXPECT_EQ(error.code(), ErrorCode::kUnsupported);
+    EXPECT_EQ(error.code(), ErrorCode::kUnavailable);
     EXPECT_NE(std::string(error.what()).find("not an InferLab backend plugin"), std::string::npos)
         << error.what();
   }

@@ -81,7 +81,7 @@ TEST_F(WorkerProcess, AWorkerKilledMidRunIsAnErrorAndIsReaped) {
     model->run({{"input", input}});
     FAIL() << "expected an error";
   } catch (const Error& error) {
-    EXPECT_EQ(error.code(), ErrorCode::kRuntime);
+    EXPECT_EQ(error.code(), ErrorCode::kUnavailable);
     EXPECT_NE(std::string(error.what()).find("killed by signal 9"), std::string::npos)
         << error.what();
   }
@@ -101,7 +101,7 @@ TEST_F(WorkerProcess, ACallBeyondTheTimeoutKillsTheWorkerAndFails) {
     model->run({{"input", testing::random_float_tensor({1, 4}, 3, 0.0f, 1.0f)}});
     FAIL() << "expected a timeout";
   } catch (const Error& error) {
-    EXPECT_EQ(error.code(), ErrorCode::kLimitExceeded) << error.what();
+    EXPECT_EQ(error.code(), ErrorCode::kDeadlineExceeded) << error.what();
     const std::string message = error.what();
     EXPECT_NE(message.find("within 2000 ms"), std::string::npos) << message;
     EXPECT_NE(message.find("worker killed"), std::string::npos) << message;

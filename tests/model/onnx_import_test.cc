@@ -67,7 +67,7 @@ TEST_F(OnnxImport, RejectsEmptyFileNamingIt) {
 
 TEST_F(OnnxImport, RejectsMissingFileNamingIt) {
   const std::string path = dir_ + "/nope.onnx";
-  expect_error([&] { import_model_file(path); }, ErrorCode::kIo, {path, "not found"});
+  expect_error([&] { import_model_file(path); }, ErrorCode::kNotFound, {path, "not found"});
 }
 
 TEST_F(OnnxImport, RejectsRandomBytes) {

@@ -90,7 +90,7 @@ TEST_F(TensorFile, RejectsCorruptAndOversizedFiles) {
                {cut, "truncated or corrupt"});
   expect_error([&] { read_tensor_pb(path, nullptr, 8); }, ErrorCode::kLimitExceeded,
                {path, "max_tensor_bytes = 8"});
-  expect_error([&] { read_tensor_pb(dir_ + "/none.pb"); }, ErrorCode::kIo, {"none.pb"});
+  expect_error([&] { read_tensor_pb(dir_ + "/none.pb"); }, ErrorCode::kNotFound, {"none.pb"});
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ struct BackendOptions {
   // "save_optimized_model" or python's "mode". Unknown keys are an error.
   std::map<std::string, std::string> settings;
   // Worker processes only: a call (open, execute, run...) that takes longer
-  // kills the worker and fails with kLimitExceeded; 0 = no limit. An
+  // kills the worker and fails with kDeadlineExceeded; 0 = no limit. An
   // in-process backend cannot be interrupted and refuses it.
   double call_timeout_s = 0;
   // Directory of saved plans (docs/plan-format.md); needs

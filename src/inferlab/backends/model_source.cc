@@ -184,7 +184,7 @@ bool has_extension(const fs::path& path, std::initializer_list<const char*> exte
 ModelSource ModelSource::resolve(const std::string& path) {
   std::error_code error;
   const fs::path absolute = fs::absolute(path, error);
-  if (error || !fs::exists(absolute)) fail(ErrorCode::kIo, "model '{}' does not exist", path);
+  if (error || !fs::exists(absolute)) fail(ErrorCode::kNotFound, "model '{}' does not exist", path);
   if (fs::is_directory(absolute)) {
     const fs::path manifest = absolute / kManifestName;
     if (!fs::exists(manifest)) {

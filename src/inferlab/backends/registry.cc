@@ -55,8 +55,8 @@ class ProbedBackend final : public Backend {
 void check_known(const std::string& name) {
   for (const std::string& known : BackendRegistry::known_names())
     if (known == name) return;
-  fail(ErrorCode::kInvalidArgument,
-       "unknown backend '{}' (known: native, onnxruntime, libtorch, python)", name);
+  fail(ErrorCode::kNotFound, "unknown backend '{}' (known: native, onnxruntime, libtorch, python)",
+       name);
 }
 
 }  // namespace
@@ -119,20 +119,20 @@ std::shared_ptr<Backend> BackendRegistry::get(const std::string& name, Placement
 std::shared_ptr<Backend> BackendRegistry::load_plugin(const std::string& name) {
   const std::string path = plugin_path(environment_.plugin_dir, name);
   if (!fs::exists(path)) {
-    fail(ErrorCode::kUnsupported,
+    fail(ErrorCode::kUnavailable,
          "{}: plugin {} is not there (was InferLab built with this engine's library present?)",
          name, path);
   }
   const auto start = std::chrono::steady_clock::now();
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr)
-    fail(ErrorCode::kUnsupported, "{}: cannot load {}: {}", name, path, dlerror());
+    fail(ErrorCode::kUnavailable, "{}: cannot load {}: {}", name, path, dlerror());
   auto abi_version = reinterpret_cast<AbiVersionFunction>(dlsym(handle, kAbiVersionSymbol));
   auto create = reinterpret_cast<CreateBackendFunction>(dlsym(handle, kCreateBackendSymbol));
   if (abi_version == nullptr || create == nullptr)
-    fail(ErrorCode::kUnsupported, "{}: {} is not an InferLab backend plugin", name, path);
+    fail(ErrorCode::kUnavailable, "{}: {} is not an InferLab backend plugin", name, path);
   if (abi_version() != kBackendAbiVersion) {
-    fail(ErrorCode::kUnsupported, "{}: {} was built for plugin ABI {}, this InferLab needs {}",
+    fail(ErrorCode::kUnavailable, "{}: {} was built for plugin ABI {}, this InferLab needs {}",
          name, path, abi_version(), kBackendAbiVersion);
   }
   std::unique_ptr<Backend> backend(create(environment_));
@@ -151,7 +151,7 @@ std::shared_ptr<Backend> BackendRegistry::make_worker(const std::string& label,
     const std::string script = (fs::path(environment.plugin_dir) / kPythonWorker).string();
     return make_worker_backend(label, [environment, script](const BackendOptions& options) {
       if (!fs::exists(script))
-        fail(ErrorCode::kUnsupported, "python: worker script {} is not there", script);
+        fail(ErrorCode::kUnavailable, "python: worker script {} is not there", script);
       return WorkerLaunch{kPython,
                           {environment.python_executable, script},
                           environment.torch_worker_variables(options.threads),
@@ -161,7 +161,7 @@ std::shared_ptr<Backend> BackendRegistry::make_worker(const std::string& label,
   const std::string host = (fs::path(environment.plugin_dir) / kHostProgram).string();
   return make_worker_backend(
       label, [environment, host, name, label](const BackendOptions& options) {
-        if (!fs::exists(host)) fail(ErrorCode::kUnsupported, "{}: {} is not there", label, host);
+        if (!fs::exists(host)) fail(ErrorCode::kUnavailable, "{}: {} is not there", label, host);
         std::map<std::string, std::string> variables;
         if (needs_torch_environment(name))
           variables = environment.torch_worker_variables(options.threads);

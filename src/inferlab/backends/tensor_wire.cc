@@ -23,7 +23,8 @@ constexpr std::array<std::pair<DataType, std::string_view>, 13> kWireDtypes = {{
     {DataType::kBool, "bool"},
 }};
 
-constexpr std::array<std::pair<ErrorCode, std::string_view>, 7> kWireErrors = {{
+// docs/worker-protocol.md lists these names; an unknown name reads as runtime.
+constexpr std::array<std::pair<ErrorCode, std::string_view>, 11> kWireErrors = {{
     {ErrorCode::kInvalidArgument, "invalid_argument"},
     {ErrorCode::kInvalidModel, "invalid_model"},
     {ErrorCode::kUnsupported, "unsupported"},
@@ -31,7 +32,12 @@ constexpr std::array<std::pair<ErrorCode, std::string_view>, 7> kWireErrors = {{
     {ErrorCode::kOutOfRange, "out_of_range"},
     {ErrorCode::kLimitExceeded, "limit_exceeded"},
     {ErrorCode::kRuntime, "runtime"},
+    {ErrorCode::kNotFound, "not_found"},
+    {ErrorCode::kUnavailable, "unavailable"},
+    {ErrorCode::kDeadlineExceeded, "deadline_exceeded"},
+    {ErrorCode::kCancelled, "cancelled"},
 }};
+static_assert(kWireErrors.size() == std::size(kAllErrorCodes), "every ErrorCode needs a wire name");
 
 }  // namespace
 

@@ -18,6 +18,14 @@ const char* error_code_name(ErrorCode code) {
       return "limit exceeded";
     case ErrorCode::kRuntime:
       return "runtime error";
+    case ErrorCode::kNotFound:
+      return "not found";
+    case ErrorCode::kUnavailable:
+      return "unavailable";
+    case ErrorCode::kDeadlineExceeded:
+      return "deadline exceeded";
+    case ErrorCode::kCancelled:
+      return "cancelled";
   }
   return "error";
 }

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 uintmax_t checked_file_size(const std::string& path, int64_t max_bytes) {
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) fail(ErrorCode::kIo, "{}: file not found", path);
+  if (ec || !fs::exists(status)) fail(ErrorCode::kNotFound, "{}: file not found", path);
   if (!fs::is_regular_file(status)) fail(ErrorCode::kIo, "{}: not a regular file", path);
   const uintmax_t size = fs::file_size(path, ec);
   if (ec) fail(ErrorCode::kIo, "{}: cannot read its size: {}", path, ec.message());

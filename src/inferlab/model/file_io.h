@@ -7,9 +7,9 @@
 
 namespace inferlab::model {
 
-// Reads `path` completely. Throws Error(kIo) naming `path` when it is missing,
-// not a regular file or unreadable, and Error(kLimitExceeded) when it is
-// larger than `max_bytes`.
+// Reads `path` completely. Throws Error(kNotFound) naming `path` when it is
+// missing, Error(kIo) when it is not a regular file or unreadable, and
+// Error(kLimitExceeded) when it is larger than `max_bytes`.
 std::string read_whole_file(const std::string& path, int64_t max_bytes);
 
 // The size of `path` in bytes, after the same checks as read_whole_file (for

@@ -18,7 +18,7 @@ namespace {
 using GetApiBaseFunction = const OrtApiBase* (*)();
 
 [[noreturn]] void fail_to_load(const std::string& path, const std::string& reason) {
-  fail(ErrorCode::kUnsupported, "onnxruntime: cannot load {}: {}", path, reason);
+  fail(ErrorCode::kUnavailable, "onnxruntime: cannot load {}: {}", path, reason);
 }
 
 // The OrtApi of the library at `handle`; throws naming `path` when it has none.

@@ -24,7 +24,7 @@ int64_t elapsed_ns(Clock::time_point start) {
 ErrorCode error_code_for(OrtErrorCode code, ErrorCode fallback) {
   switch (code) {
     case ORT_NO_SUCHFILE:
-      return ErrorCode::kIo;
+      return ErrorCode::kNotFound;
     case ORT_NOT_IMPLEMENTED:
       return ErrorCode::kUnsupported;
     case ORT_INVALID_ARGUMENT:

@@ -67,7 +67,7 @@ std::optional<ChannelMessage> Channel::receive(int timeout_ms) const {
     ready = poll(&waiting, 1, timeout_ms);
   } while (ready < 0 && errno == EINTR);
   if (ready == 0)
-    fail(ErrorCode::kLimitExceeded, "no reply from the worker within {} ms", timeout_ms);
+    fail(ErrorCode::kDeadlineExceeded, "no reply from the worker within {} ms", timeout_ms);
   if (buffer_.size() < kMaxMessageBytes) buffer_.resize(kMaxMessageBytes);
   iovec payload{buffer_.data(), buffer_.size()};
   msghdr header{};

@@ -34,7 +34,7 @@ class Channel {
   // Throws Error(kRuntime) when the peer is gone or the message is too big.
   void send(const nlohmann::json& body, int attached_fd = -1) const;
   // The next message; std::nullopt when the peer closed its end. Throws
-  // Error(kLimitExceeded) on timeout (timeout_ms >= 0), Error(kRuntime) on a
+  // Error(kDeadlineExceeded) on timeout (timeout_ms >= 0), Error(kRuntime) on a
   // malformed message.
   std::optional<ChannelMessage> receive(int timeout_ms = -1) const;
 

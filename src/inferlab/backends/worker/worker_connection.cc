@@ -34,7 +34,7 @@ WorkerConnection::WorkerConnection(const WorkerLaunch& launch) : backend_(launch
   try {
     child_ = std::make_unique<ChildProcess>(spec);
   } catch (const Error& error) {
-    fail(ErrorCode::kUnsupported, "{}: {}", backend_, error.what());
+    fail(ErrorCode::kUnavailable, "{}: {}", backend_, error.what());
   }
   worker_end = Channel();  // only the worker holds that end now, so its death reads as EOF
   channel_ = std::move(parent_end);
@@ -47,7 +47,7 @@ WorkerConnection::WorkerConnection(const WorkerLaunch& launch) : backend_(launch
     std::string message = hello.body.value("message", "no message");
     if (message.rfind(backend_ + ": ", 0) == 0) message.erase(0, backend_.size() + 2);
     child_->wait_for_exit(kExitAfterEofTimeoutMs);
-    fail(ErrorCode::kUnsupported, "{}: the worker could not start: {}", backend_, message);
+    fail(ErrorCode::kUnavailable, "{}: the worker could not start: {}", backend_, message);
   }
   if (type != "hello")
     fail(ErrorCode::kRuntime, "{}: the worker said '{}' instead of hello", backend_, type);
@@ -68,7 +68,7 @@ void WorkerConnection::fail_worker_gone(const std::string& during) {
   child_->wait_for_exit(kExitAfterEofTimeoutMs);
   if (!child_->wait_for_exit(0)) child_->kill_and_reap();
   const std::string tail = trimmed_tail(child_->output_tail());
-  fail(ErrorCode::kRuntime, "{}: the worker (pid {}) {} during {}{}{}", backend_, child_->pid(),
+  fail(ErrorCode::kUnavailable, "{}: the worker (pid {}) {} during {}{}{}", backend_, child_->pid(),
        child_->exit_description(), during, tail.empty() ? "" : "; its last output:\n", tail);
 }
 
