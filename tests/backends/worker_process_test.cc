@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "inferlab/backends/registry.h"
 #include "inferlab/backends/worker/child_process.h"
@@ -22,6 +23,21 @@ std::string zoo_model(const std::string& name) {
 }
 
 bool process_exists(pid_t pid) { return kill(pid, 0) == 0; }
+
+// Runs `body` on a thread of its own and returns once that thread has fully
+// exited (gone from /proc/self/task): any PR_SET_PDEATHSIG tied to it has
+// been sent by then.
+template <typename Body>
+void run_on_a_thread_that_ends(Body&& body) {
+  pid_t tid = 0;
+  std::thread thread([&] {
+    tid = gettid();
+    body();
+  });
+  thread.join();
+  const std::string task = "/proc/self/task/" + std::to_string(tid);
+  while (std::filesystem::exists(task)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
 
 class WorkerProcess : public ::testing::Test {
  protected:
@@ -125,6 +141,22 @@ TEST_F(WorkerProcess, AnInProcessBackendRefusesACallTimeout) {
   }
 }
 
+// PR_SET_PDEATHSIG follows the thread that forked: a worker forked by a
+// request thread would be killed when that thread ends. Workers are forked
+// by the process-wide spawner thread instead.
+TEST_F(WorkerProcess, AWorkerOpenedFromAThreadThatEndedStillAnswers) {
+  const ModelSource source = ModelSource::resolve(zoo_model("mobilenet_v2_op17"));
+  std::unique_ptr<Model> model;
+  run_on_a_thread_that_ends(
+      [&] { model = registry_.get("native", Placement::kChildProcess)->open(source, {}); });
+  ASSERT_NE(model, nullptr);
+  const pid_t worker = model->configuration().at("worker_pid").get<pid_t>();
+  const Tensor input = testing::random_float_tensor({1, 3, 224, 224}, 5, 0.0f, 1.0f);
+  for (int run = 0; run < 2; ++run)
+    EXPECT_EQ(model->run({{"input", input}}).at("output").shape(), (Shape{1, 1000}));
+  EXPECT_EQ(model->configuration().at("worker_pid").get<pid_t>(), worker);
+}
+
 TEST_F(WorkerProcess, ClosingTheModelStopsTheWorker) {
   const ModelSource source = ModelSource::resolve(zoo_model("mobilenet_v2_op17"));
   pid_t worker = 0;
@@ -143,6 +175,27 @@ TEST(ChildProcess, AProgramThatCannotStartIsAClearError) {
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("/nonexistent/worker"), std::string::npos);
   }
+}
+
+TEST(ChildProcess, OutlivesTheThreadThatStartedIt) {
+  std::unique_ptr<ChildProcess> child;
+  run_on_a_thread_that_ends([&] {
+    child = std::make_unique<ChildProcess>(ChildSpec{{"/bin/sleep", "600"}, {}, {}});
+  });
+  // A SIGKILL from PR_SET_PDEATHSIG would have been sent already; give it
+  // ample time to land before concluding it was not.
+  EXPECT_FALSE(child->wait_for_exit(1000)) << "the child " << child->exit_description();
+  child->kill_and_reap();
+  EXPECT_EQ(child->exit_description(), "killed by signal 9 (Killed)");
+}
+
+TEST(ChildProcess, KillAndReapAllChildrenEndsEveryLiveChild) {
+  ChildProcess first(ChildSpec{{"/bin/sleep", "600"}, {}, {}});
+  ChildProcess second(ChildSpec{{"/bin/sh", "-c", "sleep 600 & wait"}, {}, {}});
+  kill_and_reap_all_children();
+  EXPECT_FALSE(process_exists(first.pid()));
+  EXPECT_FALSE(process_exists(second.pid()));
+  EXPECT_TRUE(first.wait_for_exit(0));  // the objects see their children as ended
 }
 
 TEST(ChildProcess, ReportsHowTheChildEndedAndWhatItPrinted) {

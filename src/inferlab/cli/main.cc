@@ -1,13 +1,17 @@
 // The `inferlab` command: dispatches to one subcommand per file (inspect.cc,
 // run.cc, ...). Exit status: 0 success, 1 any error (message on stderr),
-// 2 usage error. Everything is caught here, so no input ends in a signal.
+// 2 usage error. Everything is caught here, so no input ends in a signal;
+// SIGINT, SIGTERM and SIGHUP end it by that signal after its workers are
+// killed and reaped.
 #include <exception>
 #include <iostream>
 #include <new>
 
 #include "inferlab/backends/worker/child_process.h"
 #include "inferlab/cli/cli_common.h"
+#include "inferlab/cli/openmp_policy.h"
 #include "inferlab/core/error.h"
+#include "inferlab/core/signal_thread.h"
 
 namespace {
 
@@ -41,8 +45,15 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Worker processes must not outlive an interrupted command.
-  inferlab::backends::install_interrupt_cleanup();
+  // First: it may replace this process, and must run before any thread exists.
+  inferlab::cli::ensure_passive_openmp_or_reexec(argc, argv);
+  // Before any other thread, so every thread inherits the blocked signals.
+  // Worker processes must not outlive an interrupted command: kill and reap
+  // them, then die of the signal as a program without handlers would.
+  inferlab::SignalThread signals([](int signal_number) {
+    inferlab::backends::kill_and_reap_all_children();
+    inferlab::SignalThread::die_of(signal_number);
+  });
   try {
     return run_cli(argc, argv);
   } catch (const inferlab::cli::UsageError& error) {

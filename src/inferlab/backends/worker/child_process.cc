@@ -1,6 +1,9 @@
-// Process handling is the one place with process-wide state: a signal
-// handler can only reach live children through a global table, so the table
-// is a fixed array of atomics (async-signal-safe, no allocation).
+// Process handling is the one place with process-wide state, for two reasons.
+// kill_and_reap_all_children() must reach live children from any thread
+// (even a signal handler), so they are in a fixed array of atomics
+// (async-signal-safe, no allocation). And PR_SET_PDEATHSIG fires when the
+// *thread* that forked exits, so every fork runs on one spawner thread that
+// lives until exit(): a worker outlives the thread that asked for it.
 #include "inferlab/backends/worker/child_process.h"
 
 #include <fcntl.h>
@@ -14,7 +17,11 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <future>
 
 #include "inferlab/core/error.h"
 
@@ -43,17 +50,58 @@ void forget_child(pid_t pid) {
   }
 }
 
-void kill_children_and_reraise(int signal_number) {
-  for (auto& slot : live_children) {
-    const pid_t pid = slot.exchange(0);
-    if (pid <= 0) continue;
-    kill(-pid, SIGKILL);
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
+// One long-lived thread that performs every fork, started on first use and
+// joined when the program exits (static destruction). Requests wait in a
+// queue; the caller blocks until its fork is done.
+class Spawner {
+ public:
+  static Spawner& instance() {
+    static Spawner spawner;
+    return spawner;
   }
-  ::signal(signal_number, SIG_DFL);
-  raise(signal_number);
-}
+
+  // Runs `task` on the spawner thread and returns when it has run.
+  void run(std::function<void()> task) {
+    std::packaged_task<void()> packaged(std::move(task));
+    std::future<void> done = packaged.get_future();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue_.push_back(std::move(packaged));
+    }
+    wake_.notify_one();
+    done.get();
+  }
+
+ private:
+  Spawner() : thread_([this] { serve(); }) {}
+  ~Spawner() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+  }
+
+  void serve() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, nothing left to start
+      std::packaged_task<void()> task = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      task();
+      lock.lock();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::packaged_task<void()>> queue_;
+  bool stopping_ = false;
+  std::thread thread_;  // last: starts after the members above exist
+};
 
 std::vector<std::string> merged_environment(const std::map<std::string, std::string>& overrides) {
   std::vector<std::string> merged;
@@ -111,13 +159,20 @@ ChildProcess::ChildProcess(const ChildSpec& spec) {
     fail(ErrorCode::kRuntime, "cannot start {}: {}", spec.argv.at(0), std::strerror(errno));
   UniqueFd status_read(status_pipe[0]), status_write(status_pipe[1]);
   const pid_t parent = getpid();
-  pid_ = fork();
+  int fork_error = 0;
+  Spawner::instance().run([&] {
+    pid_ = fork();
+    if (pid_ == 0)
+      exec_child(argv, envp, spec.inherited_fds, output_write.get(), status_write.get(), parent);
+    if (pid_ < 0) {
+      fork_error = errno;
+      return;
+    }
+    remember_child(pid_);
+    setpgid(pid_, pid_);  // also from here, so the group exists before any kill
+  });
   if (pid_ < 0)
-    fail(ErrorCode::kRuntime, "cannot start {}: {}", spec.argv[0], std::strerror(errno));
-  if (pid_ == 0)
-    exec_child(argv, envp, spec.inherited_fds, output_write.get(), status_write.get(), parent);
-  remember_child(pid_);
-  setpgid(pid_, pid_);  // also from here, so the group exists before any kill
+    fail(ErrorCode::kRuntime, "cannot start {}: {}", spec.argv[0], std::strerror(fork_error));
   output_write.reset();
   status_write.reset();
   int exec_error = 0;
@@ -195,12 +250,15 @@ std::string ChildProcess::output_tail() const {
   return output_.substr(output_.size() - kOutputTailBytes);
 }
 
-void install_interrupt_cleanup() {
-  struct sigaction action {};
-  action.sa_handler = kill_children_and_reraise;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESETHAND;
-  for (int number : {SIGINT, SIGTERM, SIGHUP}) sigaction(number, &action, nullptr);
+void kill_and_reap_all_children() {
+  for (auto& slot : live_children) {
+    const pid_t pid = slot.exchange(0);
+    if (pid <= 0) continue;
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
 }
 
 }  // namespace inferlab::backends

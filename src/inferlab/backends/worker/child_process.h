@@ -1,10 +1,12 @@
 // ChildProcess: a worker process that cannot outlive InferLab. It runs in its
-// own process group, gets SIGKILL when the thread that started it exits
-// (PR_SET_PDEATHSIG), and is killed and reaped when the object is destroyed
-// or when the program receives SIGINT/SIGTERM/SIGHUP (after
-// install_interrupt_cleanup()). Its stdout and stderr are collected; the
-// last 64 KiB explain a worker that died. PDEATHSIG follows the *thread*
-// that forked, so start workers from threads that live as long as they do.
+// own process group, gets SIGKILL when InferLab dies (PR_SET_PDEATHSIG), and
+// is killed and reaped when the object is destroyed or by
+// kill_and_reap_all_children() (the CLI's signal thread calls it). Its
+// stdout and stderr are collected; the last 64 KiB explain a worker that
+// died. PDEATHSIG follows the *thread* that forked, not the process, so
+// every fork happens on one process-wide spawner thread that lives until
+// the program exits: a worker started or restarted from a short-lived
+// thread (a request handler) does not die when that thread ends.
 #pragma once
 
 #include <sys/types.h>
@@ -60,8 +62,10 @@ class ChildProcess {
   std::thread output_reader_;
 };
 
-// Makes SIGINT, SIGTERM and SIGHUP kill and reap every live ChildProcess
-// before the program dies of the signal. Call once, early, from main().
-void install_interrupt_cleanup();
+// SIGKILL to the process group of every live ChildProcess, then reaps each.
+// Safe from any thread and async-signal-safe (for a program that must die
+// of a signal without leaving workers behind); the ChildProcess objects stay
+// valid and see their children as ended.
+void kill_and_reap_all_children();
 
 }  // namespace inferlab::backends
