@@ -30,6 +30,7 @@ class Worker:
         self.inter_op_fixed = False
         self.bound = None
         self.results = None
+        self.forward_calls = 0  # model.module calls since the worker started
         self.handlers = {"open": self.open, "bind": self.bind, "execute": self.execute,
                          "fetch": self.fetch, "run": self.run, "close": self.close}
 
@@ -205,7 +206,10 @@ class Worker:
         return tensor if self.model.device == "cpu" else tensor.to(self.model.device)
 
     def execute(self, request):
-        return {"type": "executed", "execute_ns": self.execute_bound()}, None
+        calls_before = self.forward_calls
+        execute_ns = self.execute_bound()
+        return {"type": "executed", "execute_ns": execute_ns,
+                "engine_runs": self.forward_calls - calls_before}, None
 
     def execute_bound(self):
         model = self.require_model("execute")
@@ -215,6 +219,7 @@ class Worker:
         self.results = None
         with torch.inference_mode():
             start = time.perf_counter_ns()
+            self.forward_calls += 1  # what each reply's engine_runs counts
             results = model.module(*self.bound)
             if model.device != "cpu":
                 torch.cuda.synchronize()
@@ -283,10 +288,12 @@ class Worker:
         start = time.perf_counter_ns()
         self.bind_inputs(request.get("inputs"))
         convert_in_ns = time.perf_counter_ns() - start
+        calls_before = self.forward_calls
         execute_ns = self.execute_bound()
         start = time.perf_counter_ns()
         reply, fd = self.write_outputs()
         reply.update(convert_in_ns=convert_in_ns, execute_ns=execute_ns,
+                     engine_runs=self.forward_calls - calls_before,
                      convert_out_ns=time.perf_counter_ns() - start)
         return reply, fd
 

@@ -70,7 +70,9 @@ struct BackendOptions {
 
 // What a model opened on a backend can do.
 struct Capabilities {
-  bool concurrent_run = false;  // run() may be called from several threads at once
+  // run() may be called from several threads at once (native: with the
+  // setting streams=N, its throughput mode).
+  bool concurrent_run = false;
   bool extra_outputs = false;   // BackendOptions::extra_outputs honoured
   bool node_timing = false;     // BackendOptions::node_timing honoured
   bool out_of_process = false;  // the engine runs in a worker process
@@ -92,6 +94,9 @@ struct RunTimings {
   int64_t execute_ns = 0;      // the engine's own execution (the timed region)
   int64_t convert_out_ns = 0;  // engine tensors -> InferLab tensors (fetch)
   int64_t channel_ns = 0;      // out-of-process only: transport beyond the above
+  // Times the engine computed the model for the last execute() or run():
+  // 1, always (a test holds every backend to it).
+  int64_t engine_runs = 0;
 };
 
 // Measured while opening, inside the process that runs the model.
@@ -116,12 +121,14 @@ class Model {
   virtual nlohmann::json configuration() const = 0;
   virtual LoadTimings load_timings() const = 0;
 
-  // Staged run. Not thread-safe: one caller at a time.
+  // Staged run. Not thread-safe: one caller at a time, and not at the same
+  // time as run().
   virtual void bind(const TensorMap& inputs) = 0;
   // Runs the bound inputs; returns the engine's execution time in ns.
   virtual int64_t execute() = 0;
   // Outputs of the last execute(), by name (model outputs, then extra outputs).
   virtual TensorMap fetch() = 0;
+  // Of the last bind/execute/fetch or run() (with concurrent runs: one of them).
   virtual RunTimings last_timings() const = 0;
   // Node events of the last execute() when node_timing was asked for.
   virtual std::vector<NodeEvent> node_events() const { return {}; }

@@ -14,6 +14,7 @@
 #include "inferlab/inputs/input_files.h"
 #include "inferlab/inputs/input_generator.h"
 #include "inferlab/inputs/input_shapes.h"
+#include "inferlab/runtime/compute_threads.h"
 
 namespace inferlab::bench {
 
@@ -207,7 +208,10 @@ std::vector<backends::TensorMap> point_inputs(const PointContext& context,
 }
 
 nlohmann::json point_json(const BenchPoint& point, const std::map<std::string, Shape>& shapes) {
-  nlohmann::json json = {{"threads", point.threads}, {"shapes", nlohmann::json::object()}};
+  // threads_used: what 0 (one per core) meant on the measuring machine.
+  nlohmann::json json = {{"threads", point.threads},
+                         {"threads_used", runtime::resolve_threads(point.threads)},
+                         {"shapes", nlohmann::json::object()}};
   json["batch"] = point.batch ? nlohmann::json(*point.batch) : nlohmann::json(nullptr);
   for (const auto& [name, shape] : shapes) json["shapes"][name] = shape;
   return json;

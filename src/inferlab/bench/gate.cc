@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "inferlab/core/error.h"
+#include "inferlab/runtime/compute_threads.h"
 
 namespace inferlab::bench {
 
@@ -32,7 +33,8 @@ void check_comparable(const nlohmann::json& baseline, const nlohmann::json& cand
 }
 
 std::string point_label(const nlohmann::json& point) {
-  std::string label = fmt::format("threads {}", point.value("threads", 0));
+  std::string label = "threads " + runtime::threads_label(point.value("threads", 0),
+                                                          point.value("threads_used", 0));
   if (point.contains("batch") && !point["batch"].is_null())
     label += fmt::format(", batch {}", point["batch"].get<int64_t>());
   return label;

@@ -4,13 +4,15 @@
 
 #include <fmt/format.h>
 
+#include "inferlab/runtime/compute_threads.h"
+
 namespace inferlab::cli {
 
 namespace {
 
 std::string point_title(const nlohmann::json& point) {
-  const int threads = point.at("threads").get<int>();
-  std::string title = threads == 0 ? "threads: one per core" : fmt::format("threads {}", threads);
+  std::string title = "threads " + runtime::threads_label(point.at("threads").get<int>(),
+                                                          point.value("threads_used", 0));
   if (!point.at("batch").is_null())
     title += fmt::format(", batch {}", point.at("batch").get<int64_t>());
   for (const auto& [name, shape] : point.at("shapes").items())

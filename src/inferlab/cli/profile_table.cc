@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "inferlab/cli/cli_common.h"
+#include "inferlab/runtime/compute_threads.h"
 
 namespace inferlab::cli {
 
@@ -114,9 +115,10 @@ void print_cross(const profile::CrossEngine& c, int top, std::ostream& out) {
 
 void print_profile_tables(const profile::ProfileResult& result, std::ostream& out) {
   const profile::ProfileOptions& options = result.options;
-  out << fmt::format("profile of {}: threads {}, opt level {}, {} runs after {} warm-up\n",
-                     options.model_path, options.threads, options.opt_level, options.runs,
-                     options.warmup);
+  out << fmt::format(
+      "profile of {}: threads {}, opt level {}, {} runs after {} warm-up\n", options.model_path,
+      runtime::threads_label(options.threads, runtime::resolve_threads(options.threads)),
+      options.opt_level, options.runs, options.warmup);
   if (options.peak) out << fmt::format("machine peak: {}\n", options.peak->source);
   for (const profile::BackendProfile& p : result.backends) {
     out << "\n";

@@ -354,6 +354,11 @@ struct OpKernel {
   // contrib operators; "ai.inferlab" for InferLab's own fused operators
   // (docs/fused-ops.md). Opset bounds apply to the kernel's own domain.
   std::string domain;
+  // The library that computes it, as reports name it: "reference" (the
+  // plain kernels of kernels/reference/), "oneDNN" (kernels/dnnl/, whose glue
+  // also hands some shapes to InferLab's panel and narrow kernels) or
+  // "InferLab" (the vectorized kernels of kernels/cpu/).
+  std::string library = "reference";
   // Optional: called when a run plan is built (see KernelState). Compute
   // must also work without the state it builds.
   PrepareFunction prepare;

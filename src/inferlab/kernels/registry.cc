@@ -65,7 +65,12 @@ const OpRegistry& OpRegistry::for_isa(cpu::Isa isa) {
   // One lazily built registry per ISA; static locals make the first build thread-safe.
   auto build = [](cpu::Isa chosen) {
     OpRegistry built = reference();
-    dnnl_backend::add_dnnl_kernels(built, chosen);
+    OpRegistry on_dnnl;
+    dnnl_backend::add_dnnl_kernels(on_dnnl, chosen);
+    for (auto& [key, kernel] : on_dnnl.kernels_) {
+      kernel.library = "oneDNN";
+      built.add(std::move(kernel));
+    }
     cpu::add_fast_kernels(built, chosen);
     return built;
   };

@@ -25,6 +25,11 @@ void set_modes(unsigned modes, int threads) {
 
 int resolve_threads(int threads) { return threads > 0 ? threads : omp_get_num_procs(); }
 
+std::string threads_label(int requested, int used) {
+  if (requested > 0) return std::to_string(requested);
+  return used > 0 ? std::to_string(used) + " (one per core)" : "one per core";
+}
+
 bool flushes_denormals() { return (_mm_getcsr() & kFlushModes) == kFlushModes; }
 
 ComputeThreads::ComputeThreads(int threads, bool flush_denormals)

@@ -18,6 +18,8 @@
 // request (session.set_denormal_as_zero).
 #pragma once
 
+#include <string>
+
 namespace inferlab::runtime {
 
 class ComputeThreads {
@@ -39,6 +41,9 @@ class ComputeThreads {
 
 // SessionOptions::threads resolved: 0 becomes the usable CPU count.
 int resolve_threads(int threads);
+// A thread count as reports write it: "2 (one per core)" for a request of 0
+// that resolved to `used` (0 when unknown: "one per core"), else the count.
+std::string threads_label(int requested, int used);
 
 // Whether the calling thread flushes denormals (both x86 modes set).
 bool flushes_denormals();

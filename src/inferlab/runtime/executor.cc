@@ -14,6 +14,17 @@ namespace inferlab::runtime {
 GraphExecutor::GraphExecutor(const model::Graph& graph, const kernels::OpRegistry& registry,
                              const ExecutorOptions& options, bool is_subgraph)
     : graph_(graph), options_(options), is_subgraph_(is_subgraph) {
+  if (is_subgraph_ || !options_.node_caches) {
+    node_caches_ = std::make_shared<NodeCaches>();
+    node_caches_->caches.resize(graph_.nodes.size());
+  } else {
+    node_caches_ = options_.node_caches;
+    if (node_caches_->caches.size() != graph_.nodes.size()) {
+      fail(ErrorCode::kRuntime, "{}: shared node caches for {} nodes, the graph has {}",
+           options_.source, node_caches_->caches.size(), graph_.nodes.size());
+    }
+  }
+  options_.node_caches = nullptr;  // never handed on to subgraphs
   for (const model::ValueInfo& input : graph_.inputs) input_slots_.push_back(add_slot(input.name));
   for (const auto& [name, tensor] : graph_.initializers) {
     if (slot_of_.count(name) != 0) continue;  // a graph input shadows its default
@@ -88,7 +99,8 @@ void GraphExecutor::compile_nodes(const kernels::OpRegistry& registry) {
       fail(ErrorCode::kUnsupported, "{}: {} node '{}' has no kernel for opset {}", options_.source,
            node.op_type, node.name, opset);
     }
-    auto compiled = std::make_unique<CompiledNode>(node, *kernel, opset);
+    auto compiled =
+        std::make_unique<CompiledNode>(node, *kernel, opset, node_caches_->caches[nodes_.size()]);
     for (const std::string& input : node.inputs) {
       const int slot = input.empty() ? -1 : resolve_input(input, &node);
       compiled->input_slots.push_back(slot);
@@ -176,7 +188,10 @@ std::vector<Tensor> GraphExecutor::run(const std::vector<const Tensor*>& inputs,
     for (auto& [slot, original] : replaced_constants) values_[slot] = std::move(original);
   };
   // Kernels without a plan read constants themselves.
-  if (!is_subgraph_) keep_constants();
+  if (!is_subgraph_) {
+    const std::lock_guard<std::mutex> lock(node_caches_->mutex);
+    keep_constants();
+  }
   try {
     for (size_t i = 0; i < inputs.size(); ++i) values_[input_slots_[i]] = *inputs[i];
     for (size_t i = 0; i < outer.size(); ++i) values_[outer_slots_[i]] = *outer[i];

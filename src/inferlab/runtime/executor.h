@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -29,6 +30,16 @@
 
 namespace inferlab::runtime {
 
+// The kernels' per-node caches of a main graph (prepacked weights), by node
+// index: shared by every executor of the same optimized graph (a session's
+// streams, the sessions of one model file in a process), so each packed
+// layout exists once. `mutex` is held while an executor builds a plan or
+// reads the caches; runs read only what their plans bound.
+struct NodeCaches {
+  std::mutex mutex;
+  std::vector<std::shared_ptr<kernels::KernelState>> caches;
+};
+
 struct ExecutorOptions {
   int64_t opset = 0;  // the model's default-domain opset
   // Every domain the model imports -> version (Model::opsets), for nodes of
@@ -39,6 +50,9 @@ struct ExecutorOptions {
   // Time every executed node of the main graph (off: no clock is read). In
   // planned runs only the kernel call is timed; records are preallocated.
   bool node_timing = false;
+  // Main graph only: caches shared with other executors of the same graph
+  // (sized to its nodes); null: caches of its own.
+  std::shared_ptr<NodeCaches> node_caches;
 };
 
 // One executed node of the last run (node_timing on).
@@ -108,6 +122,11 @@ class GraphExecutor {
   // file, before any plan is built. An initializer the graph holds as a
   // stand-in (saved released) is rebuilt from such caches when needed.
   void restore_node_cache(size_t node, std::shared_ptr<kernels::KernelState> cache);
+  // The caches this executor reads (shared or its own).
+  const std::shared_ptr<NodeCaches>& node_caches() const { return node_caches_; }
+  // Nodes by the kernel library that computes them ("oneDNN", "InferLab
+  // x86", "reference"): OpKernel::library of each node's kernel.
+  std::map<std::string, int64_t> kernel_libraries() const;
 
  private:
   struct CompiledNode;
@@ -146,6 +165,7 @@ class GraphExecutor {
   void restore_constant(int slot);
   void keep_constants();
   void set_constant(int slot, Tensor value);
+  int64_t caches_packed_here() const;
 
   const model::Graph& graph_;
   ExecutorOptions options_;
@@ -159,6 +179,7 @@ class GraphExecutor {
   std::vector<int> outer_slots_;
   std::vector<std::string> outer_names_;
   std::vector<int> output_slots_;
+  std::shared_ptr<NodeCaches> node_caches_;
   std::vector<std::unique_ptr<CompiledNode>> nodes_;
   std::vector<int> output_position_of_slot_;  // per slot: index in graph outputs, or -1
   std::vector<Tensor> scratch_outputs_;
@@ -174,6 +195,7 @@ class GraphExecutor {
   std::vector<bool> is_initializer_;  // per slot: only these are released
   std::vector<bool> released_;        // per slot: a stand-in holds its place
   bool keep_constants_ = false;       // a run without a plan needed the originals: no more releases
+  int64_t packed_here_ = 0;  // reorders this executor's plans made (the caches may be shared)
   ConstantListener constant_listener_;
 };
 

@@ -109,6 +109,7 @@ void GraphExecutor::restore_constant(int slot) {
 }
 
 std::vector<std::pair<std::string, Tensor>> GraphExecutor::rebuilt_constants() const {
+  const std::lock_guard<std::mutex> lock(node_caches_->mutex);
   std::vector<std::pair<std::string, Tensor>> rebuilt;
   for (size_t slot = 0; slot < released_.size(); ++slot) {
     if (released_[slot]) {
@@ -136,7 +137,9 @@ void GraphExecutor::set_constant(int slot, Tensor value) {
 }
 
 WeightMemory GraphExecutor::weight_memory() const {
+  const std::lock_guard<std::mutex> lock(node_caches_->mutex);
   WeightMemory memory;
+  memory.packed_here = packed_here_;
   for (size_t slot = 0; slot < values_.size(); ++slot) {
     if (!is_initializer_[slot] || values_[slot].empty()) continue;
     const auto bytes = static_cast<int64_t>(values_[slot].nbytes());
@@ -151,7 +154,6 @@ WeightMemory GraphExecutor::weight_memory() const {
   for (const auto& node : nodes_) {
     if (const kernels::PackedConstants* cache = packed_constants(node->node_cache)) {
       memory.packed_bytes += static_cast<int64_t>(cache->packed_bytes());
-      memory.packed_here += cache->packed_here();
       memory.packed_copies += static_cast<int64_t>(cache->copy_count());
     }
   }
@@ -159,6 +161,7 @@ WeightMemory GraphExecutor::weight_memory() const {
 }
 
 GraphExecutor::PackedCopies GraphExecutor::packed_copies() const {
+  const std::lock_guard<std::mutex> lock(node_caches_->mutex);
   PackedCopies copies;
   for (size_t node = 0; node < nodes_.size(); ++node) {
     if (const kernels::PackedConstants* cache = packed_constants(nodes_[node]->node_cache)) {
@@ -173,7 +176,26 @@ void GraphExecutor::restore_node_cache(size_t node, std::shared_ptr<kernels::Ker
     fail(ErrorCode::kInvalidModel, "{}: packed weights for node {}, the graph has {}",
          options_.source, node, nodes_.size());
   }
+  const std::lock_guard<std::mutex> lock(node_caches_->mutex);
   nodes_[node]->node_cache = std::move(cache);
+}
+
+// Reorders the node caches have made so far (all their users together).
+int64_t GraphExecutor::caches_packed_here() const {
+  int64_t packed = 0;
+  for (const auto& node : nodes_) {
+    if (const kernels::PackedConstants* cache = packed_constants(node->node_cache))
+      packed += cache->packed_here();
+  }
+  return packed;
+}
+
+std::map<std::string, int64_t> GraphExecutor::kernel_libraries() const {
+  std::map<std::string, int64_t> libraries;
+  for (const auto& node : nodes_) {
+    if (!node->folded) ++libraries[node->kernel.library];
+  }
+  return libraries;
 }
 
 }  // namespace inferlab::runtime

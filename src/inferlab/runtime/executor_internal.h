@@ -18,10 +18,12 @@ struct GraphExecutor::CompiledNode {
     std::vector<int> outer_slots;  // enclosing slots, in executor->outer_names() order
   };
 
-  CompiledNode(const model::Node& source_node, const kernels::OpKernel& op_kernel, int64_t opset)
+  CompiledNode(const model::Node& source_node, const kernels::OpKernel& op_kernel, int64_t opset,
+               std::shared_ptr<kernels::KernelState>& cache)
       : node(source_node),
         kernel(op_kernel),
-        info(source_node.name, source_node.op_type, opset, source_node.attributes) {}
+        info(source_node.name, source_node.op_type, opset, source_node.attributes),
+        node_cache(cache) {}
 
   const model::Node& node;
   const kernels::OpKernel& kernel;
@@ -32,8 +34,9 @@ struct GraphExecutor::CompiledNode {
   std::vector<int> consumed_slots;  // inputs and values its subgraphs read
   std::vector<int> release_after;   // slots whose last consumer this is
   bool folded = false;              // a Constant computed at construction
-  // The kernel's per-node cache across run plans (PrepareContext::node_cache).
-  std::shared_ptr<kernels::KernelState> node_cache;
+  // The kernel's per-node cache across run plans (PrepareContext::node_cache):
+  // this node's entry of the executor's NodeCaches.
+  std::shared_ptr<kernels::KernelState>& node_cache;
   // Per input: the node cache holds a prepacked copy of this constant input,
   // and every plan built so far reads that copy, never the input. Empty until
   // the node is first prepared.

@@ -43,6 +43,9 @@ std::unique_ptr<RunPlan> GraphExecutor::build_plan(const ShapeInferenceResult& s
                                                    std::vector<Shape> input_shapes,
                                                    const MemoryPlanOptions& memory_options) {
   if (is_subgraph_) fail(ErrorCode::kRuntime, "{}: subgraphs are not planned", options_.source);
+  // Preparing fills and reads the node caches other executors may share.
+  const std::lock_guard<std::mutex> lock(node_caches_->mutex);
+  const int64_t packed_before = caches_packed_here();
   const auto start = std::chrono::steady_clock::now();
   auto plan = std::make_unique<RunPlan>();
   plan->input_shapes = std::move(input_shapes);
@@ -51,6 +54,7 @@ std::unique_ptr<RunPlan> GraphExecutor::build_plan(const ShapeInferenceResult& s
   plan->nodes = std::vector<PlannedNode>(nodes_.size());
   for (size_t i = 0; i < nodes_.size(); ++i) plan_node(*nodes_[i], plan->nodes[i], *plan, shapes);
   plan->results.resize(output_slots_.size());
+  packed_here_ += caches_packed_here() - packed_before;
   plan->build_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return plan;

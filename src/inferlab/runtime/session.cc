@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -38,11 +39,15 @@ struct Session::Impl {
   ShapeInferenceResult shapes;
   optimizer::OptimizationLog optimization_log;
   PlanCacheStatus plan_cache;
+  // The graph, constants and node caches this session shares with its
+  // streams and with other sessions of the same file.
+  std::shared_ptr<SharedModel> shared;
   std::unique_ptr<GraphExecutor> executor;
   std::unique_ptr<RunPlanCache> plans;
   double last_plan_build_ms = 0;
   int64_t plans_built = 0;
   const RunPlan* last_plan = nullptr;
+  std::atomic<int64_t> executions{0};
 
   // Throughput mode: the other streams (sessions of their own, in latency
   // mode) and who computes now; this session is stream 0.
@@ -172,13 +177,17 @@ RunPlan* Session::build_plan(std::vector<Shape> signature) {
 }
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Session Session::from_model(model::Model model, const SessionOptions& options, bool optimized) {
+Session Session::from_model(model::Model model, const SessionOptions& options, bool optimized,
+                            std::shared_ptr<SharedModel> shared) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   impl->threads_per_run = options.threads;
-  // Before optimizing: the model as imported, for the specializations.
+  // Before optimizing: the model as imported, for the specializations (a
+  // shared model lends its own).
   std::optional<model::Model> imported;
-  if (!optimized && options.opt_level >= 2 && model.graph) {
+  if (shared) {
+    imported = shared->imported;
+  } else if (!optimized && options.opt_level >= 2 && model.graph) {
     imported = model;
     imported->graph = std::make_shared<model::Graph>(*model.graph);
   }
@@ -200,6 +209,18 @@ Session Session::from_model(model::Model model, const SessionOptions& options, b
   optimize_options.max_tensor_bytes = options.max_tensor_bytes;
   if (!optimized)
     impl->optimization_log = optimizer::optimize(impl->model, optimize_options, registry);
+  const bool lends = !shared;  // this session makes the model others may share
+  if (shared) {
+    impl->optimization_log = shared->optimization_log;
+  } else {
+    shared = std::make_shared<SharedModel>();
+    shared->model = impl->model;  // the same graph: the listener below keeps it current
+    shared->optimization_log = impl->optimization_log;
+    shared->caches = std::make_shared<NodeCaches>();
+    shared->caches->caches.resize(loaded.graph->nodes.size());
+    shared->imported = imported;
+  }
+  impl->shared = shared;
 
   ShapeInferenceOptions shape_options;
   shape_options.input_shapes = static_input_shapes(impl->inputs);
@@ -213,6 +234,7 @@ Session Session::from_model(model::Model model, const SessionOptions& options, b
   executor_options.max_tensor_bytes = options.max_tensor_bytes;
   executor_options.source = loaded.source;
   executor_options.node_timing = options.node_timing;
+  executor_options.node_caches = shared->caches;
   impl->executor =
       std::make_unique<GraphExecutor>(*loaded.graph, registry, executor_options, false);
   // The model's graph and the shape inference result share each constant's
@@ -232,10 +254,15 @@ Session Session::from_model(model::Model model, const SessionOptions& options, b
   if (imported && dynamic) {
     impl->specializations = std::make_unique<ShapeSpecializations>(
         std::move(*imported), options, options.max_cached_plans,
-        [](model::Model copy, const SessionOptions& fixed) {
-          copy.graph = std::make_shared<model::Graph>(*copy.graph);
-          return from_model(std::move(copy), fixed);
+        [](const model::Model& copy, const SessionOptions& fixed) {
+          return shared_or_new(copy.source, fixed, [&] {
+            model::Model edited = copy;
+            edited.graph = std::make_shared<model::Graph>(*copy.graph);
+            return from_model(std::move(edited), fixed);
+          });
         });
+  } else if (lends) {
+    impl->shared->imported.reset();  // no specializations: nothing to lend
   }
   return Session(std::move(impl));
 }
@@ -262,19 +289,79 @@ Session Session::with_streams(const SessionOptions& options, Load load) {
   const int streams = options.streams > 0 ? options.streams : threads;
   SessionOptions stream_options = options;
   stream_options.mode = ExecutionMode::kLatency;
+  if (!stream_options.shared_models)
+    stream_options.shared_models = std::make_shared<SharedModels>();
   stream_options.threads = std::max(1, threads / streams);
   Session first = load(stream_options);
   first.impl_->options = options;
   first.impl_->threads_per_run = stream_options.threads;
   for (int stream = 1; stream < streams; ++stream) {
-    first.impl_->other_streams.push_back(load(stream_options));
+    // Streams share stream 0's model, and (through the registry) the
+    // sessions they specialize to input shapes.
+    first.impl_->other_streams.push_back(from_shared(first.impl_->shared, stream_options));
   }
+  // Planned now rather than at each stream's first request: every stream
+  // then reads the packed weights and none keeps the originals alive.
+  first.plan_static_inputs();
+  for (Session& stream : first.impl_->other_streams) stream.plan_static_inputs();
   first.impl_->pool = std::make_unique<StreamPool>(streams);
   return first;
 }
 
+Session Session::from_shared(const std::shared_ptr<SharedModel>& shared,
+                             const SessionOptions& options) {
+  return from_model(shared->graph_copy(), options, true, shared);
+}
+
+namespace {
+
+// What makes two loads of a file the same optimized model; empty when the
+// file cannot be identified (it is then not shared).
+std::string shared_model_key(const std::string& path, const SessionOptions& options) {
+  std::error_code error;
+  const std::filesystem::path canonical = std::filesystem::canonical(path, error);
+  if (error) return {};
+  const auto size = std::filesystem::file_size(canonical, error);
+  if (error) return {};
+  const auto modified = std::filesystem::last_write_time(canonical, error);
+  if (error) return {};
+  std::string key = fmt::format(
+      "{}|{}|{}|opt{}|{}|{}|", canonical.string(), size, modified.time_since_epoch().count(),
+      options.opt_level, kernels::cpu::isa_name(kernels::cpu::effective_isa(options.max_isa)),
+      options.max_tensor_bytes);
+  for (const auto& [name, shape] : options.input_shapes)
+    key += fmt::format("{}={};", name, shape_to_string(shape));
+  key += "|";
+  for (const std::string& name : options.extra_outputs) key += name + ";";
+  return key;
+}
+
+}  // namespace
+
+// Another live session of the same file and graph-shaping options lends its
+// model (SessionOptions::shared_models); else `make` loads it, and it is lent.
+template <typename Make>
+Session Session::shared_or_new(const std::string& path, const SessionOptions& options, Make make) {
+  const std::string key = options.shared_models ? shared_model_key(path, options) : std::string();
+  if (!key.empty()) {
+    if (std::shared_ptr<SharedModel> shared = options.shared_models->find(key)) {
+      Session session = from_shared(shared, options);
+      session.impl_->plan_cache.outcome = "shared";
+      session.impl_->plan_cache.detail = "graph and packed weights of a session already open";
+      return session;
+    }
+  }
+  Session session = make();
+  if (!key.empty()) options.shared_models->remember(key, session.impl_->shared);
+  return session;
+}
+
+Session Session::load_shared(const std::string& path, const SessionOptions& options) {
+  return shared_or_new(path, options, [&] { return load_one(path, options); });
+}
+
 Session Session::load(const std::string& path, const SessionOptions& options) {
-  return with_streams(options, [&](const SessionOptions& o) { return load_one(path, o); });
+  return with_streams(options, [&](const SessionOptions& o) { return load_shared(path, o); });
 }
 
 Session Session::load_one(const std::string& path, const SessionOptions& options) {
@@ -282,12 +369,14 @@ Session Session::load_one(const std::string& path, const SessionOptions& options
   return from_model(model::import_model_file(path, import_options_for(options)), options);
 }
 
-// A model whose inputs are all static is planned at load when it goes
-// through the plan cache, so the saved plan carries the prepacked weights
-// and a cached load hands them to the kernels without a reorder.
+// A model whose inputs are all static is planned at load (unless a plan
+// exists) when it goes through the plan cache, so the saved plan carries the
+// prepacked weights and a cached load hands them to the kernels without a
+// reorder; and in throughput mode, so every stream reads the shared packed
+// weights from the start.
 void Session::plan_static_inputs() {
   Impl& impl = *impl_;
-  if (impl.plans->capacity() == 0 || impl.specializations) return;
+  if (impl.plans->capacity() == 0 || impl.plans->size() > 0 || impl.specializations) return;
   std::vector<Shape> signature;
   for (const model::ValueInfo& input : impl.inputs) {
     if (!input.is_static()) return;
@@ -403,6 +492,7 @@ TensorMap Session::run_on_this_stream(const TensorMap& inputs) {
   if (Session* specialized = specialization_for(matched)) return specialized->run(inputs);
   RunPlan* plan = plan_for(matched);
   impl_->last_plan = plan;
+  ++impl_->executions;
   std::vector<Tensor> results =
       plan != nullptr ? impl_->executor->run_planned(*plan, matched.positional)
                       : impl_->executor->run(matched.positional, {}, matched.overrides);
@@ -452,6 +542,10 @@ void Session::bind(const TensorMap& inputs, const TensorMap& outputs) {
     impl_->placed_outputs[position] = tensor;
   }
   impl_->bound_outputs.clear();
+  // The plan for these shapes is built (or found) now, so that run() only
+  // executes: the first run of a binding costs what the others do.
+  const ComputeThreads threads(impl_->threads_per_run);  // oneDNN fits plans to the team
+  plan_for(impl_->bound_matched);
   impl_->bound = true;
 }
 
@@ -463,6 +557,7 @@ void Session::run() {
   const MatchedInputs& matched = impl_->bound_matched;
   RunPlan* plan = plan_for(matched);
   impl_->last_plan = plan;
+  ++impl_->executions;
   std::vector<Tensor> unplanned;
   const std::vector<Tensor>& results =
       plan != nullptr
@@ -542,6 +637,19 @@ size_t Session::cached_plans() const {
     impl_->specializations->for_each([&](const Session& s) { cached += s.cached_plans(); });
   }
   return cached;
+}
+int64_t Session::executions() const {
+  int64_t executions = impl_->executions;
+  for (const Session& stream : impl_->other_streams) executions += stream.executions();
+  if (impl_->specializations) {
+    impl_->specializations->for_each([&](const Session& s) { executions += s.executions(); });
+  }
+  return executions;
+}
+
+std::map<std::string, int64_t> Session::kernel_libraries() const {
+  if (const Session* active = active_specialization()) return active->kernel_libraries();
+  return impl_->executor->kernel_libraries();
 }
 WeightMemory Session::weight_memory() const {
   if (const Session* active = active_specialization()) return active->weight_memory();

@@ -20,6 +20,7 @@
 #include "inferlab/optimizer/optimizer.h"
 #include "inferlab/runtime/memory_plan.h"
 #include "inferlab/runtime/plan_cache.h"
+#include "inferlab/runtime/shared_model.h"
 #include "inferlab/runtime/weight_memory.h"
 
 namespace inferlab::runtime {
@@ -77,6 +78,12 @@ struct SessionOptions {
   // for this many input-shape signatures, least recently used dropped first;
   // a run with new input shapes builds one. 0: no plans (every run allocates).
   int max_cached_plans = 8;
+  // Models already open in this process (shared_model.h): a load of a file
+  // some live Session loaded with the same graph-shaping options (opt level,
+  // input shapes, extra outputs, ISA) shares its graph, constants and
+  // prepacked weights instead of importing and optimizing again. Null: the
+  // session shares only among its own streams.
+  std::shared_ptr<SharedModels> shared_models;
 };
 
 // One node executed by the last run (SessionOptions::node_timing).
@@ -122,15 +129,21 @@ class Session {
   // other.
   std::vector<TensorMap> run_many(const std::vector<TensorMap>& requests);
   // Streams that compute at once (1 in latency mode) and threads per stream.
+  // The streams share one graph, its constants and its packed weights.
   int streams() const;
   int threads_per_stream() const;
 
-  // Binds inputs and caller-owned outputs for run(). Outputs may be omitted
-  // (then run() allocates them; read them with bound_outputs()). Latency
-  // mode only (one bound request has no use for streams).
+  // Binds inputs and caller-owned outputs for run(), and builds (or finds)
+  // the run plan for the inputs' shapes, so run() only executes. Outputs may
+  // be omitted (then run() allocates them; read them with bound_outputs()).
+  // Latency mode only (one bound request has no use for streams).
   void bind(const TensorMap& inputs, const TensorMap& outputs = {});
   void run();
   const TensorMap& bound_outputs() const;
+
+  // Times the graph was executed (every stream and specialization alive
+  // counted): what a test checks to know that one call computes once.
+  int64_t executions() const;
 
   // Nodes of the last run, in execution order (empty unless node_timing).
   std::vector<NodeTime> node_timings() const;
@@ -162,13 +175,22 @@ class Session {
   // rebuilds the originals from those copies, bit for bit, and keeps them
   // from then on.
   WeightMemory weight_memory() const;
+  // Nodes by the kernel library computing them (GraphExecutor::kernel_libraries).
+  std::map<std::string, int64_t> kernel_libraries() const;
 
  private:
   struct Impl;
   explicit Session(std::unique_ptr<Impl> impl);
-  // `optimized`: the model is a saved plan, already optimized.
+  // `optimized`: the model is a saved plan or a shared one, already
+  // optimized. `shared`: the SharedModel it was copied from (its caches are
+  // used); null: the session makes its own.
   static Session from_model(model::Model model, const SessionOptions& options,
-                            bool optimized = false);
+                            bool optimized = false, std::shared_ptr<SharedModel> shared = nullptr);
+  static Session from_shared(const std::shared_ptr<SharedModel>& shared,
+                             const SessionOptions& options);
+  static Session load_shared(const std::string& path, const SessionOptions& options);
+  template <typename Make>
+  static Session shared_or_new(const std::string& path, const SessionOptions& options, Make make);
   static Session load_with_cache(const std::string& path, const SessionOptions& options);
   static Session load_one(const std::string& path, const SessionOptions& options);
   // Throughput mode: splits the threads and loads the other streams.

@@ -12,6 +12,7 @@
 #include <torch/script.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cstring>
@@ -194,7 +195,10 @@ class LibTorchModel final : public Model {
   const std::vector<model::ValueInfo>& inputs() const override { return inputs_; }
   const std::vector<model::ValueInfo>& outputs() const override { return outputs_; }
   LoadTimings load_timings() const override { return {0.0, load_ms_}; }
-  RunTimings last_timings() const override { return timings_; }
+  RunTimings last_timings() const override {
+    const std::lock_guard<std::mutex> lock(timings_mutex_);
+    return timings_;
+  }
 
   Capabilities capabilities() const override {
     Capabilities capabilities;
@@ -219,6 +223,7 @@ class LibTorchModel final : public Model {
     check_inputs(kBackendName, inputs_, inputs);
     bound_ = to_torch(inputs);
     result_ = c10::IValue();
+    const std::lock_guard<std::mutex> lock(timings_mutex_);
     timings_ = {};
     timings_.convert_in_ns = nanoseconds_since(start);
   }
@@ -228,9 +233,12 @@ class LibTorchModel final : public Model {
       fail(ErrorCode::kInvalidArgument, "{}: execute() on model '{}' before bind()", kBackendName,
            model_name_);
     }
+    const int64_t calls_before = forward_calls_;
     const auto start = Clock::now();
     result_ = forward(bound_);
+    const std::lock_guard<std::mutex> lock(timings_mutex_);
     timings_.execute_ns = nanoseconds_since(start);
+    timings_.engine_runs = forward_calls_ - calls_before;
     return timings_.execute_ns;
   }
 
@@ -241,6 +249,7 @@ class LibTorchModel final : public Model {
     }
     const auto start = Clock::now();
     TensorMap outputs = to_inferlab(result_);
+    const std::lock_guard<std::mutex> lock(timings_mutex_);
     timings_.convert_out_ns = nanoseconds_since(start);
     return outputs;
   }
@@ -248,7 +257,17 @@ class LibTorchModel final : public Model {
   // Stateless, so several threads may run at once; last_timings() is left as is.
   TensorMap run(const TensorMap& inputs) override {
     check_inputs(kBackendName, inputs_, inputs);
-    return to_inferlab(forward(to_torch(inputs)));
+    const int64_t calls_before = forward_calls_;
+    const auto start = Clock::now();
+    c10::IValue result = forward(to_torch(inputs));
+    RunTimings timings;
+    timings.execute_ns = nanoseconds_since(start);
+    timings.engine_runs = forward_calls_ - calls_before;  // other threads' calls may land too
+    {
+      const std::lock_guard<std::mutex> lock(timings_mutex_);
+      timings_ = timings;
+    }
+    return to_inferlab(result);
   }
 
  private:
@@ -294,6 +313,7 @@ class LibTorchModel final : public Model {
     // Intra-op thread counts are per calling thread under OpenMP.
     if (at::get_num_threads() != threads_) at::set_num_threads(threads_);
     c10::InferenceMode inference_mode;
+    ++forward_calls_;
     try {
       return module_.get_method("forward")(std::move(inputs));
     } catch (const c10::Error& error) {
@@ -344,7 +364,9 @@ class LibTorchModel final : public Model {
   double load_ms_ = 0.0;
   std::vector<c10::IValue> bound_;
   c10::IValue result_;
+  mutable std::mutex timings_mutex_;
   RunTimings timings_;
+  mutable std::atomic<int64_t> forward_calls_{0};  // each call's engine_runs is its share
 };
 
 }  // namespace

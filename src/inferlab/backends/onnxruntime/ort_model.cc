@@ -197,14 +197,19 @@ int64_t OrtModel::execute() {
     run_options_.EnableProfiling(profile_prefix.c_str());
   }
   executed_ = false;
+  const int64_t runs_before = engine_runs_;
   const auto start = Clock::now();
-  call_ort(ErrorCode::kRuntime, model_path_, [&] { session_.Run(run_options_, binding_); });
+  call_ort(ErrorCode::kRuntime, model_path_, [&] {
+    ++engine_runs_;
+    session_.Run(run_options_, binding_);
+  });
   const int64_t execute_ns = elapsed_ns(start);
   if (node_timing_) node_events_ = profile_directory_->take_events(profile_prefix);
   executed_ = true;
   std::lock_guard<std::mutex> lock(timings_mutex_);
   timings_.execute_ns = execute_ns;
   timings_.convert_out_ns = 0;
+  timings_.engine_runs = engine_runs_ - runs_before;
   return execute_ns;
 }
 
@@ -256,13 +261,16 @@ TensorMap OrtModel::run(const TensorMap& inputs) {
     }
   });
   timings.convert_in_ns = elapsed_ns(start);
+  const int64_t runs_before = engine_runs_;
   start = Clock::now();
   call_ort(ErrorCode::kRuntime, model_path_, [&] {
+    ++engine_runs_;
     session_.Run(run_options_, input_name_pointers_.data(), input_values.data(),
                  input_values.size(), output_name_pointers_.data(), output_values.data(),
                  output_values.size());
   });
   timings.execute_ns = elapsed_ns(start);
+  timings.engine_runs = engine_runs_ - runs_before;  // other threads' runs may land in between
   start = Clock::now();
   TensorMap result;
   call_ort(ErrorCode::kRuntime, model_path_, [&] {

@@ -5,6 +5,7 @@
 // values and preallocated outputs per call) and is safe from several threads.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -77,6 +78,8 @@ class OrtModel : public Model {
 
   mutable std::mutex timings_mutex_;
   RunTimings timings_;
+  // Session::Run calls so far: each call's RunTimings::engine_runs is its share.
+  std::atomic<int64_t> engine_runs_{0};
   std::mutex profiled_run_mutex_;
 };
 

@@ -67,6 +67,7 @@ class WorkerModel final : public Model {
     const nlohmann::json reply = connection_.request({{"type", "execute"}}, "executed");
     const int64_t round_trip_ns = nanoseconds_since(start);
     timings_.execute_ns = reply.value("execute_ns", int64_t{0});
+    timings_.engine_runs = reply.value("engine_runs", int64_t{0});
     channel_ns_[1] = round_trip_ns - timings_.execute_ns;
     timings_.channel_ns = channel_ns_[0] + channel_ns_[1] + channel_ns_[2];
     events_.clear();
@@ -97,6 +98,7 @@ class WorkerModel final : public Model {
         connection_.request({{"type", "run"}}, "outputs", &inputs, "inputs", &outputs);
     timings_.convert_in_ns = reply.value("convert_in_ns", int64_t{0});
     timings_.execute_ns = reply.value("execute_ns", int64_t{0});
+    timings_.engine_runs = reply.value("engine_runs", int64_t{0});
     timings_.convert_out_ns = reply.value("convert_out_ns", int64_t{0});
     timings_.channel_ns = nanoseconds_since(start) - timings_.convert_in_ns - timings_.execute_ns -
                           timings_.convert_out_ns;

@@ -48,6 +48,7 @@ class Server {
       reply = fetch(attached_fd);
       reply["convert_in_ns"] = bound["convert_in_ns"];
       reply["execute_ns"] = executed["execute_ns"];
+      reply["engine_runs"] = executed["engine_runs"];
     } else {
       fail(ErrorCode::kInvalidArgument, "unknown request '{}'", type);
     }
@@ -86,6 +87,7 @@ class Server {
 
   nlohmann::json execute() {
     nlohmann::json reply = {{"type", "executed"}, {"execute_ns", model().execute()}};
+    reply["engine_runs"] = model().last_timings().engine_runs;
     if (options_.node_timing) {
       nlohmann::json events = nlohmann::json::array();
       for (const NodeEvent& event : model().node_events()) {

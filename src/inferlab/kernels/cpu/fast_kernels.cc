@@ -11,6 +11,7 @@ void replace_compute(OpRegistry& registry, const char* domain, const char* op_ty
   const OpKernel* base = registry.find_any(domain, op_type);
   if (base == nullptr) return;
   OpKernel kernel = *base;
+  kernel.library = "InferLab";
   kernel.compute = [reference = base->compute, fast = std::move(fast)](KernelContext& ctx) {
     if (!fast(ctx)) reference(ctx);
   };

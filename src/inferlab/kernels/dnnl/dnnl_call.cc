@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "inferlab/core/huge_pages.h"
 
 namespace inferlab::kernels::dnnl_backend {
@@ -42,6 +44,11 @@ bool limit_dnnl_isa(cpu::Isa max_isa) {
   }
   // oneDNN 2.6 may also accept a late call silently and keep its ISA.
   return dnnl::get_effective_cpu_isa() == wanted;
+}
+
+std::string onednn_version() {
+  const dnnl_version_t* version = ::dnnl_version();
+  return fmt::format("{}.{}.{}", version->major, version->minor, version->patch);
 }
 
 std::string dnnl_isa_name() {

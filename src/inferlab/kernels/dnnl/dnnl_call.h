@@ -30,6 +30,8 @@ const dnnl::engine& cpu_engine();
 bool limit_dnnl_isa(cpu::Isa max_isa);
 // The ISA oneDNN's kernels run at in this process: "avx512_core", "avx2", ...
 std::string dnnl_isa_name();
+// The oneDNN library this process runs: "2.6.3".
+std::string onednn_version();
 
 // Shape <-> oneDNN dims.
 dnnl::memory::dims to_dims(const Shape& shape);
