@@ -1,11 +1,14 @@
 // The registry: names, plugins found or missing (with the reason), broken
-// plugin files, and the linkage rule — inferlab and libinferlab link neither
-// ONNX Runtime nor LibTorch, so a missing engine costs the others nothing.
+// plugin files, and the linkage rules — inferlab and libinferlab link neither
+// ONNX Runtime nor LibTorch, so a missing engine costs the others nothing;
+// libinferlab and the worker host link none of the parts' server and image
+// libraries.
 #include "inferlab/backends/registry.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <vector>
 
 #include "inferlab/backends/model_source.h"
 #include "test_util.h"
@@ -113,6 +116,27 @@ TEST(BackendLinkage, InferlabAndItsLibraryLinkNoPeerEngine) {
     EXPECT_EQ(ldd.stdout_text.find("onnxruntime"), std::string::npos) << binary;
     EXPECT_EQ(ldd.stdout_text.find("libtorch"), std::string::npos) << binary;
     EXPECT_EQ(ldd.stdout_text.find("libc10"), std::string::npos) << binary;
+  }
+}
+
+// The parts built on the engine (serve, pipeline, quantize, loadgen) are
+// libraries only the CLI links (CMakeLists.txt, inferlab_add_part): their
+// dependencies must never reach the library or the worker host, which every
+// embedder and every worker process loads.
+TEST(BackendLinkage, TheLibraryAndTheWorkerHostLinkNoServerOrImageLibraries) {
+  const std::string plugin_dir = BackendEnvironment::from_process_environment().plugin_dir;
+  const std::vector<std::string> forbidden = {"libgrpc",   "libgpr", "libboost", "libjpeg",
+                                              "turbojpeg", "libpng", "libspng",  "libopencv"};
+  for (const std::string& binary :
+       {plugin_dir + "/../libinferlab.so", plugin_dir + "/inferlab-backend-host"}) {
+    const testing::CommandResult ldd = testing::run_command("ldd '" + binary + "'");
+    ASSERT_EQ(ldd.exit_code, 0) << binary << ": " << ldd.stderr_text;
+    ASSERT_NE(ldd.stdout_text.find("libfmt"), std::string::npos) << ldd.stdout_text;
+    for (const std::string& library : forbidden) {
+      EXPECT_EQ(ldd.stdout_text.find(library), std::string::npos)
+          << binary << " links " << library << ":\n"
+          << ldd.stdout_text;
+    }
   }
 }
 
