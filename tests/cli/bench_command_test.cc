@@ -219,6 +219,21 @@ TEST(GateInterleave, TheSameBuildTwicePasses) {
   std::filesystem::remove_all(dir);
 }
 
+// --shape fixes a dynamic input for both builds (PaddleOCR's detector is
+// gated at 1x3x640x640 this way); the point records the shape.
+TEST(GateInterleave, ShapeFixesADynamicInputForBothBuilds) {
+  const std::string dir = make_temp_dir("inferlab-gate-shape");
+  const CommandResult result =
+      run_cli("gate --interleave " + cli_path() + " " + cli_path() + " " + cache_dir() +
+              "/models/mobilenet_v2_op17_dyn.onnx --shape input=2,3,224,224 --threads 1"
+              " --rounds 2 --min-iterations 2 --min-round-ms 10 --bench-json " +
+              dir + "/bench.json");
+  ASSERT_EQ(result.exit_code, 0) << result.stdout_text << result.stderr_text;
+  const nlohmann::json bench = nlohmann::json::parse(read_file(dir + "/bench.json"));
+  EXPECT_EQ(bench["points"][0]["point"]["shapes"]["input"], nlohmann::json({2, 3, 224, 224}));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(GateInterleave, APathThatIsNotABuildIsAUsageError) {
   const CommandResult result = run_cli("gate --interleave /nonexistent/inferlab " + cli_path() +
                                        " " + cache_dir() + "/models/zoo/mobilenet_v2");

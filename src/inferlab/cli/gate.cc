@@ -30,6 +30,7 @@ struct GateFlags {
   std::string bench_json_path;
   bench::BenchOptions options;
   int threads = 0;
+  std::vector<std::string> shapes;  // NAME=DIMS, fixed for both builds
 };
 
 constexpr const char* kOldBuild = "old";
@@ -79,6 +80,7 @@ bench::GateReport gate_interleaved(GateFlags& flags, const std::string& command,
   options.backends = {kOldBuild, kNewBuild};
   options.reference = kOldBuild;
   options.threads = {flags.threads};
+  for (const auto& [name, shape] : parse_shape_flags(flags.shapes)) options.shapes[name] = {shape};
   options.command_line = command;
   const bool show_progress = isatty(STDERR_FILENO) && flags.json_target != "-";
   const nlohmann::json result =
@@ -162,6 +164,8 @@ void add_gate_command(CLI::App& root, std::vector<Command>& commands, int argc, 
   app->add_option("--min-round-ms", o.min_round_ms,
                   "With --interleave: round duration, at least (default 1000)");
   app->add_option("--seed", o.seed, "With --interleave: seed of inputs and bootstrap");
+  app->add_option("--shape", flags->shapes,
+                  "With --interleave: NAME=DIMS, an input's shape for both builds (repeatable)");
   app->add_option("--bench-json", flags->bench_json_path,
                   "With --interleave: also write the bench result to FILE");
   const std::string command = command_line(argc, argv);

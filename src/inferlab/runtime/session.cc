@@ -1,17 +1,13 @@
 // Session: load = import + operator check + input shapes + shape inference +
 // executor construction (all decided once); run = validate inputs, execute,
-// hand back outputs (or write them into caller-bound tensors).
+// hand back outputs (or write them into caller-bound tensors). Streams and
+// sharing between sessions are in session_streams.cc.
 #include "inferlab/runtime/session.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstring>
-#include <exception>
-#include <filesystem>
-#include <mutex>
 #include <optional>
-#include <thread>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -25,51 +21,12 @@
 #include "inferlab/runtime/input_check.h"
 #include "inferlab/runtime/op_support.h"
 #include "inferlab/runtime/run_plan_cache.h"
+#include "inferlab/runtime/session_impl.h"
 #include "inferlab/runtime/shape_inference.h"
 #include "inferlab/runtime/shape_specialization.h"
 #include "inferlab/runtime/stream_pool.h"
 
 namespace inferlab::runtime {
-
-struct Session::Impl {
-  SessionOptions options;
-  model::Model model;
-  std::vector<model::ValueInfo> inputs;
-  std::vector<model::ValueInfo> outputs;
-  ShapeInferenceResult shapes;
-  optimizer::OptimizationLog optimization_log;
-  PlanCacheStatus plan_cache;
-  // The graph, constants and node caches this session shares with its
-  // streams and with other sessions of the same file.
-  std::shared_ptr<SharedModel> shared;
-  std::unique_ptr<GraphExecutor> executor;
-  std::unique_ptr<RunPlanCache> plans;
-  double last_plan_build_ms = 0;
-  int64_t plans_built = 0;
-  const RunPlan* last_plan = nullptr;
-  std::atomic<int64_t> executions{0};
-
-  // Throughput mode: the other streams (sessions of their own, in latency
-  // mode) and who computes now; this session is stream 0.
-  std::vector<Session> other_streams;
-  std::unique_ptr<StreamPool> pool;
-  int threads_per_run = 0;  // options.threads, or the stream's share
-
-  // Inputs with dynamic dims: the sessions specialized to the shapes run
-  // with (shape_specialization.h), and the one bind() chose.
-  std::unique_ptr<ShapeSpecializations> specializations;
-  bool bound_specialized = false;
-  uint64_t bound_specialization_id = 0;  // the one bound now (0: none)
-  TensorMap bound_requested_outputs;
-
-  // bind() state: the inputs (held so run() can use them), the caller's
-  // output tensors by graph-output position (empty where not bound).
-  bool bound = false;
-  TensorMap bound_inputs;
-  MatchedInputs bound_matched;
-  std::vector<Tensor> placed_outputs;
-  TensorMap bound_outputs;
-};
 
 namespace {
 
@@ -255,7 +212,7 @@ Session Session::from_model(model::Model model, const SessionOptions& options, b
     impl->specializations = std::make_unique<ShapeSpecializations>(
         std::move(*imported), options, options.max_cached_plans,
         [](const model::Model& copy, const SessionOptions& fixed) {
-          return shared_or_new(copy.source, fixed, [&] {
+          return shared_or_new(copy.source, fixed, [&]() {
             model::Model edited = copy;
             edited.graph = std::make_shared<model::Graph>(*copy.graph);
             return from_model(std::move(edited), fixed);
@@ -270,99 +227,6 @@ Session Session::from_model(model::Model model, const SessionOptions& options, b
 Session::Session(Session&&) noexcept = default;
 Session& Session::operator=(Session&&) noexcept = default;
 Session::~Session() = default;
-
-template <typename Load>
-Session Session::with_streams(const SessionOptions& options, Load load) {
-  if (options.mode == ExecutionMode::kLatency) return load(options);
-  if (options.streams < 0) {
-    fail(ErrorCode::kInvalidArgument, "streams must be >= 0, got {}", options.streams);
-  }
-  const int threads = resolve_threads(options.threads);
-  // A stream is a session of its own (weights, plans): more streams than
-  // threads would hold more copies without computing more at once.
-  if (options.streams > threads) {
-    fail(
-        ErrorCode::kInvalidArgument,
-        "streams must be at most threads ({}), got {}: each stream computes on a thread of its own",
-        threads, options.streams);
-  }
-  const int streams = options.streams > 0 ? options.streams : threads;
-  SessionOptions stream_options = options;
-  stream_options.mode = ExecutionMode::kLatency;
-  if (!stream_options.shared_models)
-    stream_options.shared_models = std::make_shared<SharedModels>();
-  stream_options.threads = std::max(1, threads / streams);
-  Session first = load(stream_options);
-  first.impl_->options = options;
-  first.impl_->threads_per_run = stream_options.threads;
-  for (int stream = 1; stream < streams; ++stream) {
-    // Streams share stream 0's model, and (through the registry) the
-    // sessions they specialize to input shapes.
-    first.impl_->other_streams.push_back(from_shared(first.impl_->shared, stream_options));
-  }
-  // Planned now rather than at each stream's first request: every stream
-  // then reads the packed weights and none keeps the originals alive.
-  first.plan_static_inputs();
-  for (Session& stream : first.impl_->other_streams) stream.plan_static_inputs();
-  first.impl_->pool = std::make_unique<StreamPool>(streams);
-  return first;
-}
-
-Session Session::from_shared(const std::shared_ptr<SharedModel>& shared,
-                             const SessionOptions& options) {
-  return from_model(shared->graph_copy(), options, true, shared);
-}
-
-namespace {
-
-// What makes two loads of a file the same optimized model; empty when the
-// file cannot be identified (it is then not shared).
-std::string shared_model_key(const std::string& path, const SessionOptions& options) {
-  std::error_code error;
-  const std::filesystem::path canonical = std::filesystem::canonical(path, error);
-  if (error) return {};
-  const auto size = std::filesystem::file_size(canonical, error);
-  if (error) return {};
-  const auto modified = std::filesystem::last_write_time(canonical, error);
-  if (error) return {};
-  std::string key = fmt::format(
-      "{}|{}|{}|opt{}|{}|{}|", canonical.string(), size, modified.time_since_epoch().count(),
-      options.opt_level, kernels::cpu::isa_name(kernels::cpu::effective_isa(options.max_isa)),
-      options.max_tensor_bytes);
-  for (const auto& [name, shape] : options.input_shapes)
-    key += fmt::format("{}={};", name, shape_to_string(shape));
-  key += "|";
-  for (const std::string& name : options.extra_outputs) key += name + ";";
-  return key;
-}
-
-}  // namespace
-
-// Another live session of the same file and graph-shaping options lends its
-// model (SessionOptions::shared_models); else `make` loads it, and it is lent.
-template <typename Make>
-Session Session::shared_or_new(const std::string& path, const SessionOptions& options, Make make) {
-  const std::string key = options.shared_models ? shared_model_key(path, options) : std::string();
-  if (!key.empty()) {
-    if (std::shared_ptr<SharedModel> shared = options.shared_models->find(key)) {
-      Session session = from_shared(shared, options);
-      session.impl_->plan_cache.outcome = "shared";
-      session.impl_->plan_cache.detail = "graph and packed weights of a session already open";
-      return session;
-    }
-  }
-  Session session = make();
-  if (!key.empty()) options.shared_models->remember(key, session.impl_->shared);
-  return session;
-}
-
-Session Session::load_shared(const std::string& path, const SessionOptions& options) {
-  return shared_or_new(path, options, [&] { return load_one(path, options); });
-}
-
-Session Session::load(const std::string& path, const SessionOptions& options) {
-  return with_streams(options, [&](const SessionOptions& o) { return load_shared(path, o); });
-}
 
 Session Session::load_one(const std::string& path, const SessionOptions& options) {
   if (!options.plan_cache_dir.empty()) return load_with_cache(path, options);
@@ -447,43 +311,6 @@ const std::unordered_map<std::string, model::ValueInfo>& Session::value_infos() 
   if (const Session* active = active_specialization()) return active->value_infos();
   return impl_->shapes.values;
 }
-
-TensorMap Session::run(const TensorMap& inputs) {
-  if (!impl_->pool) return run_on_this_stream(inputs);
-  const StreamLease lease(*impl_->pool);
-  if (lease.stream() == 0) return run_on_this_stream(inputs);
-  return impl_->other_streams[static_cast<size_t>(lease.stream() - 1)].run(inputs);
-}
-
-std::vector<TensorMap> Session::run_many(const std::vector<TensorMap>& requests) {
-  std::vector<TensorMap> results(requests.size());
-  if (!impl_->pool) {
-    for (size_t i = 0; i < requests.size(); ++i) results[i] = run(requests[i]);
-    return results;
-  }
-  std::atomic<size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failure_mutex;
-  const auto work = [&] {
-    for (size_t i = next++; i < requests.size(); i = next++) {
-      try {
-        results[i] = run(requests[i]);
-      } catch (...) {
-        const std::lock_guard<std::mutex> lock(failure_mutex);
-        if (!failure) failure = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> workers;
-  const size_t count = std::min(requests.size(), static_cast<size_t>(streams()));
-  for (size_t w = 0; w < count; ++w) workers.emplace_back(work);
-  for (std::thread& worker : workers) worker.join();
-  if (failure) std::rethrow_exception(failure);
-  return results;
-}
-
-int Session::streams() const { return 1 + static_cast<int>(impl_->other_streams.size()); }
-int Session::threads_per_stream() const { return resolve_threads(impl_->threads_per_run); }
 
 TensorMap Session::run_on_this_stream(const TensorMap& inputs) {
   const ComputeThreads threads(impl_->threads_per_run, impl_->options.flush_denormals);

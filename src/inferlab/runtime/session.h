@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -189,13 +190,13 @@ class Session {
   static Session from_shared(const std::shared_ptr<SharedModel>& shared,
                              const SessionOptions& options);
   static Session load_shared(const std::string& path, const SessionOptions& options);
-  template <typename Make>
-  static Session shared_or_new(const std::string& path, const SessionOptions& options, Make make);
+  static Session shared_or_new(const std::string& path, const SessionOptions& options,
+                               const std::function<Session()>& make);
   static Session load_with_cache(const std::string& path, const SessionOptions& options);
   static Session load_one(const std::string& path, const SessionOptions& options);
   // Throughput mode: splits the threads and loads the other streams.
-  template <typename Load>
-  static Session with_streams(const SessionOptions& options, Load load);
+  using LoadStream = std::function<Session(const SessionOptions&)>;
+  static Session with_streams(const SessionOptions& options, const LoadStream& load);
   TensorMap run_on_this_stream(const TensorMap& inputs);
   Session* specialization_for(const MatchedInputs& matched);
   const Session* active_specialization() const;
