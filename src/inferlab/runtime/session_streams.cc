@@ -86,16 +86,17 @@ std::string shared_model_key(const std::string& path, const SessionOptions& opti
 Session Session::shared_or_new(const std::string& path, const SessionOptions& options,
                                const std::function<Session()>& make) {
   const std::string key = options.shared_models ? shared_model_key(path, options) : std::string();
-  if (!key.empty()) {
-    if (std::shared_ptr<SharedModel> shared = options.shared_models->find(key)) {
-      Session session = from_shared(shared, options);
-      session.impl_->plan_cache.outcome = "shared";
-      session.impl_->plan_cache.detail = "graph and packed weights of a session already open";
-      return session;
-    }
+  if (key.empty()) return make();
+  const std::shared_ptr<std::mutex> loading = options.shared_models->loading_lock(key);
+  const std::lock_guard<std::mutex> lock(*loading);
+  if (std::shared_ptr<SharedModel> shared = options.shared_models->find(key)) {
+    Session session = from_shared(shared, options);
+    session.impl_->plan_cache.outcome = "shared";
+    session.impl_->plan_cache.detail = "graph and packed weights of a session already open";
+    return session;
   }
   Session session = make();
-  if (!key.empty()) options.shared_models->remember(key, session.impl_->shared);
+  options.shared_models->remember(key, session.impl_->shared);
   return session;
 }
 

@@ -24,6 +24,13 @@ void SharedModels::remember(const std::string& key, const std::shared_ptr<Shared
   models_[key] = model;
 }
 
+std::shared_ptr<std::mutex> SharedModels::loading_lock(const std::string& key) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  std::shared_ptr<std::mutex>& loading = loading_[key];
+  if (!loading) loading = std::make_shared<std::mutex>();
+  return loading;
+}
+
 size_t SharedModels::size() {
   const std::lock_guard<std::mutex> lock(mutex_);
   size_t live = 0;

@@ -47,10 +47,15 @@ class SharedModels {
   void remember(const std::string& key, const std::shared_ptr<SharedModel>& model);
   // Live entries.
   size_t size();
+  // The lock a load of `key` holds from find() to remember(), so that
+  // sessions loading one model at once (streams specializing to the same
+  // input shapes on their first requests) wait for the first and share it.
+  std::shared_ptr<std::mutex> loading_lock(const std::string& key);
 
  private:
   std::mutex mutex_;
   std::map<std::string, std::weak_ptr<SharedModel>> models_;
+  std::map<std::string, std::shared_ptr<std::mutex>> loading_;
 };
 
 }  // namespace inferlab::runtime
