@@ -146,5 +146,27 @@ TEST(NativeBackend, ReportsWhetherItFlushesDenormals) {
   EXPECT_EQ(backend->open(source, keep)->configuration().at("denormals"), "keep");
 }
 
+// Reports say what ran: nodes by the kernel library computing them (every
+// node counted once; resnet50's convolutions on oneDNN), oneDNN's version,
+// and a thread request of 0 as the count it resolved to.
+TEST(NativeBackend, ConfigurationNamesTheKernelsAndTheThreads) {
+  auto model = make_native_backend()->open(ModelSource::resolve(zoo_model("resnet50_op17")), {});
+  model->run({{"input", testing::random_float_tensor({1, 3, 224, 224}, 8, 0.0f, 1.0f)}});
+  const nlohmann::json configuration = model->configuration();
+  const nlohmann::json& kernels = configuration.at("kernels");
+  int64_t nodes = 0;
+  for (const auto& [library, count] : kernels.items()) nodes += count.get<int64_t>();
+  EXPECT_EQ(nodes, configuration.at("optimization").at("nodes_after").get<int64_t>());
+  EXPECT_GE(kernels.value("oneDNN", 0), 53) << kernels.dump();
+  EXPECT_FALSE(configuration.at("onednn").at("version").get<std::string>().empty());
+  EXPECT_EQ(configuration.at("threads_requested"), 0);
+  const int used = configuration.at("threads_used").get<int>();
+  EXPECT_GT(used, 0);
+  EXPECT_EQ(configuration.at("threads"), std::to_string(used) + " (one per core)");
+  const nlohmann::json info = make_native_backend()->info().configuration.at("kernels");
+  EXPECT_TRUE(info.contains("oneDNN") && info.contains("InferLab") && info.contains("reference"))
+      << info.dump();
+}
+
 }  // namespace
 }  // namespace inferlab::backends

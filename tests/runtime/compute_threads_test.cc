@@ -91,6 +91,13 @@ TEST(ComputeThreads, ZeroMeansOnePerUsableCpu) {
   EXPECT_EQ(resolve_threads(3), 3);
 }
 
+// Reports write a request of 0 as what it resolved to, never as 0.
+TEST(ComputeThreads, LabelsSayWhatZeroMeant) {
+  EXPECT_EQ(threads_label(0, 2), "2 (one per core)");
+  EXPECT_EQ(threads_label(0, 0), "one per core");
+  EXPECT_EQ(threads_label(3, 3), "3");
+}
+
 TEST(ComputeThreads, PutsTheCallersSettingBack) {
   omp_set_num_threads(5);
   {

@@ -32,7 +32,7 @@ class PackedWeightsTest : public ::testing::Test {
   const Tensor w_ = random_float_tensor({32, 48}, 11);
   const dnnl::memory::desc plain_ = dnnl_backend::plain_desc(w_.shape());
   const std::string name_ = "node";
-  const model::AttributeMap attributes_;
+  const model::AttributeMap attributes_{};
   const NodeInfo node_{name_, "MatMul", 17, attributes_};
   std::shared_ptr<KernelState> cache_;
 };
