@@ -1,7 +1,9 @@
 // The FMA peak measurement on whatever machine runs the tests: no timing
 // thresholds, only plausibility bounds any CPU must meet (the issue's: at
-// least 8x one dependent scalar FMA chain, at most 64 FLOP/cycle x 4 GHz =
-// 256 GFLOP/s per core) and the bookkeeping around them.
+// least 8x one dependent scalar FMA chain, at most 64 FLOP/cycle x 6 GHz =
+// 384 GFLOP/s per core) and the bookkeeping around them. The clock bound was
+// 4 GHz until an AMD EPYC of family 26 (Zen 5: two full 512-bit FMA pipes,
+// 64 FLOP/cycle) boosting past 4 GHz measured 257 GFLOP/s on one core.
 #include "inferlab/sysinfo/fma_peak.h"
 
 #include <gtest/gtest.h>
@@ -12,7 +14,7 @@
 namespace inferlab::sysinfo {
 namespace {
 
-constexpr double kMaxGflopsPerCore = 64.0 * 4.0;
+constexpr double kMaxGflopsPerCore = 64.0 * 6.0;
 
 FmaPeakOptions short_run(int threads, FmaIsa isa = FmaIsa::kAuto) {
   FmaPeakOptions options;

@@ -145,9 +145,11 @@ class NativeModel final : public Model {
          {{"built", session_.plans_built()},
           {"cached", session_.cached_plans()},
           {"last_build_ms", session_.last_plan_build_ms()},
-          // The last run's activations arena (each instance has its own).
+          // The last run's activations arena and kernels' scratch (each
+          // instance has its own).
           {"arena_bytes",
-           session_.last_memory_plan() != nullptr ? session_.last_memory_plan()->arena_bytes : 0}}},
+           session_.last_memory_plan() != nullptr ? session_.last_memory_plan()->arena_bytes : 0},
+          {"scratch_bytes", session_.last_scratch_bytes()}}},
         {"weights", weights_json(session_.weight_memory())},
         {"warnings", session_.model().warnings}};
   }

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cstring>
 #include <new>
 
 #include "inferlab/core/huge_pages.h"
@@ -177,6 +178,12 @@ void* ScratchBuffer::reserve(size_t bytes) {
   void* base = storage_.get();
   size_t space = capacity_ + kAlignment;
   return std::align(kAlignment, bytes, base, space);
+}
+
+void ScratchBuffer::prefault(size_t bytes) {
+  if (bytes == 0) return;
+  reserve(bytes);
+  std::memset(storage_.get(), 0, capacity_);
 }
 
 void* KernelContext::scratch_bytes(size_t bytes) {

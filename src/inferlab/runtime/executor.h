@@ -144,8 +144,9 @@ class GraphExecutor {
   void check_outputs(const CompiledNode& compiled, const std::vector<Tensor>& outputs) const;
   void plan_node(CompiledNode& compiled, PlannedNode& planned, RunPlan& plan,
                  const ShapeInferenceResult& shapes);
-  void prepare_node(CompiledNode& compiled, PlannedNode& planned,
-                    const ShapeInferenceResult& shapes);
+  // Returns the scratch the node's kernel declared it will ask for.
+  size_t prepare_node(CompiledNode& compiled, PlannedNode& planned,
+                      const ShapeInferenceResult& shapes);
   void execute_planned(CompiledNode& compiled, PlannedNode& planned, RunPlan& plan,
                        const std::vector<Tensor>* placed);
   // The kernel call of a planned node, timed into node_timings_ when on.

@@ -1,5 +1,6 @@
 // Planned runs of the main graph (see run_plan.h): building a RunPlan for
 // one input-shape signature, and running with it without allocating.
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -53,6 +54,8 @@ std::unique_ptr<RunPlan> GraphExecutor::build_plan(const ShapeInferenceResult& s
   plan->allocate_arena(plan->memory.arena_bytes);
   plan->nodes = std::vector<PlannedNode>(nodes_.size());
   for (size_t i = 0; i < nodes_.size(); ++i) plan_node(*nodes_[i], plan->nodes[i], *plan, shapes);
+  // The first run would otherwise fault the scratch in as it grows.
+  plan->scratch.prefault(plan->expected_scratch);
   plan->results.resize(output_slots_.size());
   packed_here_ += caches_packed_here() - packed_before;
   plan->build_ms =
@@ -91,13 +94,16 @@ void GraphExecutor::plan_node(CompiledNode& compiled, PlannedNode& planned, RunP
       std::make_unique<kernels::KernelContext>(compiled.info, planned.inputs, planned.outputs,
                                                planned.subgraphs.get(), options_.max_tensor_bytes);
   planned.context->set_scratch(&plan.scratch);
-  if (compiled.kernel.prepare) prepare_node(compiled, planned, shapes);
+  if (compiled.kernel.prepare) {
+    plan.expected_scratch =
+        std::max(plan.expected_scratch, prepare_node(compiled, planned, shapes));
+  }
 }
 
 // The kernel's prepare step, with the plan's types and shapes and the
 // values of constant inputs.
-void GraphExecutor::prepare_node(CompiledNode& compiled, PlannedNode& planned,
-                                 const ShapeInferenceResult& shapes) {
+size_t GraphExecutor::prepare_node(CompiledNode& compiled, PlannedNode& planned,
+                                   const ShapeInferenceResult& shapes) {
   auto facts_of = [&](const std::string& name, int slot) {
     kernels::ValueFacts facts;
     if (slot >= 0 && is_constant_[slot] && !values_[slot].empty()) {
@@ -120,15 +126,18 @@ void GraphExecutor::prepare_node(CompiledNode& compiled, PlannedNode& planned,
   for (size_t i = 0; i < compiled.output_slots.size(); ++i) {
     outputs.push_back(facts_of(compiled.node.outputs[i], -1));
   }
+  size_t expected_scratch = 0;
   try {
     kernels::PrepareContext context(compiled.info, std::move(inputs), std::move(outputs),
                                     compiled.node_cache);
     planned.state = compiled.kernel.prepare(context);
     settle_constants(compiled, context, planned.state != nullptr);
+    if (planned.state) expected_scratch = context.expected_scratch();
   } catch (...) {
     rethrow_naming_node(compiled);
   }
   planned.context->set_state(planned.state.get());
+  return expected_scratch;
 }
 
 const std::vector<Tensor>& GraphExecutor::run_planned(RunPlan& plan,

@@ -372,7 +372,7 @@ void Session::bind(const TensorMap& inputs, const TensorMap& outputs) {
   // The plan for these shapes is built (or found) now, so that run() only
   // executes: the first run of a binding costs what the others do.
   const ComputeThreads threads(impl_->threads_per_run);  // oneDNN fits plans to the team
-  plan_for(impl_->bound_matched);
+  impl_->last_plan = plan_for(impl_->bound_matched);
   impl_->bound = true;
 }
 
@@ -485,6 +485,10 @@ WeightMemory Session::weight_memory() const {
 const MemoryPlan* Session::last_memory_plan() const {
   if (const Session* active = active_specialization()) return active->last_memory_plan();
   return impl_->last_plan != nullptr ? &impl_->last_plan->memory : nullptr;
+}
+size_t Session::last_scratch_bytes() const {
+  if (const Session* active = active_specialization()) return active->last_scratch_bytes();
+  return impl_->last_plan != nullptr ? impl_->last_plan->scratch.capacity() : 0;
 }
 size_t Session::shape_specializations() const {
   return impl_->specializations ? impl_->specializations->size() : 0;

@@ -157,12 +157,14 @@ class Session {
   const PlanCacheStatus& plan_cache_status() const;
   // Run plans (SessionOptions::max_cached_plans): how long building the most
   // recent one took (shape inference for its signature, memory planning,
-  // kernel contexts), how many were built, how many are cached, and the
-  // memory plan of the last run's (null before a planned run).
+  // kernel contexts), how many were built, how many are cached, the
+  // memory plan of the last bound or run (null before a planned one), and
+  // the bytes of its scratch buffer (faulted in when the plan was built).
   double last_plan_build_ms() const;
   int64_t plans_built() const;
   size_t cached_plans() const;
   const MemoryPlan* last_memory_plan() const;
+  size_t last_scratch_bytes() const;
   // Input shapes this session has specialized to (a model with dynamic
   // inputs at opt level >= 2 is optimized again for each signature it runs
   // with; model(), value_infos(), optimization_log() and the figures above

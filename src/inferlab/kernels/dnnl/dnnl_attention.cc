@@ -199,6 +199,7 @@ std::unique_ptr<KernelState> prepare_attention(PrepareContext& ctx, const cpu::K
     state->scores = DnnlCall();  // the reference computes the heads
   }
   state->scratch_bytes = std::max(state->scratch_bytes, state->heads_scratch_bytes);
+  ctx.expect_scratch(state->scratch_bytes);
   return state;
 }
 

@@ -214,6 +214,7 @@ std::unique_ptr<KernelState> prepare_conv(PrepareContext& ctx, bool fused,
                                  align_scratch(pd.scratchpad_desc().get_size()));
   if (has_residual) state->residual_reorder = make_reorder(problem.dst, pd.dst_desc());
   state->scratch_bytes = state->layouts.end();
+  ctx.expect_scratch(state->scratch_bytes);
   std::vector<std::pair<int, dnnl::memory::desc>> arguments = {
       {DNNL_ARG_SRC, pd.src_desc()},
       {DNNL_ARG_WEIGHTS, pd.weights_desc()},

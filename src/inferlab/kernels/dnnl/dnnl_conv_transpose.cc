@@ -179,6 +179,7 @@ std::unique_ptr<KernelState> prepare_conv_transpose(PrepareContext& ctx,
   state->layouts = LayoutAdapter(user_src, pd.src_desc(), pd.dst_desc(), user_dst,
                                  align_scratch(pd.scratchpad_desc().get_size()));
   state->scratch_bytes = state->layouts.end();
+  ctx.expect_scratch(state->scratch_bytes);
   std::vector<std::pair<int, dnnl::memory::desc>> arguments = {
       {DNNL_ARG_SRC, pd.src_desc()},
       {DNNL_ARG_WEIGHTS, pd.weights_desc()},

@@ -224,6 +224,7 @@ std::unique_ptr<KernelState> prepare_matmul(PrepareContext& ctx, Form form) {
     state->packed_b = packed_weights(ctx, 1, b_desc, pd.weights_desc());
   }
   state->scratchpad_bytes = pd.scratchpad_desc().get_size();
+  ctx.expect_scratch(state->scratchpad_bytes);
   state->output_shape = y;
   arguments.emplace_back(DNNL_ARG_SRC, pd.src_desc());
   arguments.emplace_back(DNNL_ARG_WEIGHTS, pd.weights_desc());

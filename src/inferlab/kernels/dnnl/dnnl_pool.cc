@@ -89,6 +89,7 @@ std::unique_ptr<KernelState> prepare_pool(PrepareContext& ctx, PoolKind kind, La
   const dnnl::pooling_v2_forward::primitive_desc pd(desc, attr, cpu_engine());
   auto state = std::make_unique<PoolState>();
   state->scratchpad_bytes = pd.scratchpad_desc().get_size();
+  ctx.expect_scratch(state->scratchpad_bytes);
   state->output_shape = ctx.output(0).shape;
   state->pool =
       DnnlCall(dnnl::pooling_v2_forward(pd), {{DNNL_ARG_SRC, pd.src_desc()},

@@ -86,6 +86,9 @@ std::optional<PanelConv> prepare_panel_conv(PrepareContext& ctx, const cpu::Kern
                 g.pads_begin[0] == 0 && g.pads_begin[1] == 0 && g.pads_end[0] == 0 &&
                 g.pads_end[1] == 0;
   conv.output_shape = ctx.output(0).shape;
+  const size_t im2col_bytes =
+      conv.direct ? 0 : static_cast<size_t>(y[0] * y[2] * y[3] * kh * kw * c) * sizeof(float);
+  ctx.expect_scratch(panel_gemm_scratch_bytes(conv.gemm) + im2col_bytes);
   return conv;
 }
 

@@ -74,6 +74,7 @@ std::optional<PanelGemm> prepare_panel_viewed(PrepareContext& ctx, const cpu::Pa
   const dnnl::memory::dims dims = weights_view.dims();
   gemm.weights = packed_weights(ctx, 1, weights_view, plain_desc(Shape(dims.begin(), dims.end())));
   gemm.table = &table;
+  ctx.expect_scratch(panel_gemm_scratch_bytes(gemm));
   return gemm;
 }
 
