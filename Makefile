@@ -37,14 +37,14 @@ bench: build models
 	@bash tools/bench.sh $(BUILD_DIR)
 
 # Every ctest label but `models` (real models take too long under the
-# sanitizers), so a part's label (serve, pipeline, ...: CMakeLists.txt's
+# sanitizers), OpenMP's idle workers sleeping as in `test`, so a part's label (serve, pipeline, ...: CMakeLists.txt's
 # inferlab_add_part) is included the day its tests/ folder appears.
 asan: install
 	@cmake -S . -B $(ASAN_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 -DINFERLAB_SANITIZE=ON >/dev/null
 	@cmake --build $(ASAN_BUILD_DIR) -j $(JOBS)
 	@cd $(ASAN_BUILD_DIR) && LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan.supp \
-	  ctest --output-on-failure -j $(JOBS) -LE "^models$$"
+	  OMP_WAIT_POLICY=PASSIVE ctest --output-on-failure -j $(JOBS) -LE "^models$$"
 
 fuzz: install
 	@cmake -S . -B $(FUZZ_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

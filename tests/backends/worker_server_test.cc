@@ -48,7 +48,9 @@ nlohmann::json receive_body(const Channel& channel) {
 }
 
 TEST(WorkerWire, EveryErrorCodeCrossesTheWireAndBack) {
-  auto [parent, worker] = Channel::create_pair();
+  auto channels = Channel::create_pair();
+  Channel& parent = channels.first;
+  Channel& worker = channels.second;  // a reference the lambda can capture (clang 14)
   FailingBackend backend;
   std::thread server([&] { serve_backend(backend, worker, 0.0); });
   EXPECT_EQ(receive_body(parent).at("type"), "hello");

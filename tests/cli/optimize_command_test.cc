@@ -97,7 +97,9 @@ int64_t written_nodes(const std::string& model, int level, const std::string& di
 
 int64_t count_op_in_file(const std::string& path, const std::string& op) {
   int64_t count = 0;
-  for (const model::Node& node : model::import_model_file(path).graph->nodes)
+  // A range-for over a temporary's member would outlive the temporary.
+  const model::Model model = model::import_model_file(path);
+  for (const model::Node& node : model.graph->nodes)
     count += node.op_type == op && node.domain.empty() ? 1 : 0;
   return count;
 }

@@ -243,7 +243,8 @@ TEST(FusedConvKernel, AnOutputPlacedOverTheResidualStillAddsIt) {
   const OpKernel* kernel = OpRegistry::reference().find("ai.inferlab", "FusedConv", 1);
   ASSERT_NE(kernel, nullptr);
   const std::string name = "node";
-  const NodeInfo node(name, "FusedConv", 1, attributes);
+  const std::string op_type = "FusedConv";  // NodeInfo keeps a reference
+  const NodeInfo node(name, op_type, 1, attributes);
   Tensor shared = z.clone();  // Z's buffer, which the plan gave the output too
   std::vector<Tensor> outputs = {
       Tensor::borrow(DataType::kFloat32, shared.shape(), shared.raw_data())};

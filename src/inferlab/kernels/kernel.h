@@ -23,12 +23,21 @@
 namespace inferlab::kernels {
 
 // The node a kernel runs for: its identity (for error messages), the opset
-// version of its domain, and typed attribute access.
+// version of its domain, and typed attribute access. It keeps references to
+// the name, op type and attributes (the graph's, which outlive every run):
+// they must outlive it, so temporaries (a string literal) do not compile.
 class NodeInfo {
  public:
   NodeInfo(const std::string& name, const std::string& op_type, int64_t opset,
            const model::AttributeMap& attributes)
       : name_(name), op_type_(op_type), opset_(opset), attributes_(attributes) {}
+  // A temporary would dangle once the statement ends.
+  NodeInfo(std::string&& name, const std::string& op_type, int64_t opset,
+           const model::AttributeMap& attributes) = delete;
+  NodeInfo(const std::string& name, std::string&& op_type, int64_t opset,
+           const model::AttributeMap& attributes) = delete;
+  NodeInfo(const std::string& name, const std::string& op_type, int64_t opset,
+           model::AttributeMap&& attributes) = delete;
 
   const std::string& name() const { return name_; }
   const std::string& op_type() const { return op_type_; }

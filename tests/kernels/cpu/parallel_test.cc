@@ -137,7 +137,8 @@ TEST(ParallelKernels, SplitResizeMatchesTheReferenceExactly) {
     const model::AttributeMap attributes = {
         {"coordinate_transformation_mode", testing::string_attr("asymmetric")},
         {"nearest_mode", testing::string_attr("floor")}};
-    const NodeInfo node(name, "Resize", 13, attributes);
+    const std::string op_type = "Resize";  // NodeInfo keeps a reference
+    const NodeInfo node(name, op_type, 13, attributes);
     std::vector<Tensor> expected(1);
     std::vector<Tensor> actual(1);
     KernelContext reference_context(node, {&x, nullptr, &scales}, expected);

@@ -32,8 +32,9 @@ class PackedWeightsTest : public ::testing::Test {
   const Tensor w_ = random_float_tensor({32, 48}, 11);
   const dnnl::memory::desc plain_ = dnnl_backend::plain_desc(w_.shape());
   const std::string name_ = "node";
+  const std::string op_type_ = "MatMul";
   const model::AttributeMap attributes_{};
-  const NodeInfo node_{name_, "MatMul", 17, attributes_};
+  const NodeInfo node_{name_, op_type_, 17, attributes_};
   std::shared_ptr<KernelState> cache_;
 };
 

@@ -38,9 +38,13 @@ inline VecF32 abs(VecF32 a) { return {std::fabs(a.v)}; }
 inline VecF32 reciprocal(VecF32 a) { return {1.0f / a.v}; }
 inline VecF32 copysign(VecF32 mag, VecF32 sign) { return {std::copysign(mag.v, sign.v)}; }
 inline VecF32 round_nearest(VecF32 a) { return {std::nearbyint(a.v)}; }
-// 2^n for an integral n in [-126, 127].
+// 2^n for an integral n in [-126, 127]. Callers pass NaN through (exp(NaN)
+// and its kin): converting NaN or an out-of-range float to int is undefined
+// behaviour, so n is bounded first (NaN to -126; the caller's result is NaN
+// whatever this returns).
 inline VecF32 pow2i(VecF32 n) {
-  const auto bits = static_cast<uint32_t>(static_cast<int32_t>(n.v) + 127) << 23;
+  const float bounded = n.v > 127.0f ? 127.0f : (n.v >= -126.0f ? n.v : -126.0f);
+  const auto bits = static_cast<uint32_t>(static_cast<int32_t>(bounded) + 127) << 23;
   return {std::bit_cast<float>(bits)};
 }
 // a * 2^n for an integral n in [-126, 127].
