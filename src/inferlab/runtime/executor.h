@@ -142,9 +142,9 @@ class GraphExecutor {
   void execute_node(CompiledNode& compiled, const std::vector<Tensor>* placed);
   void run_timed(const std::vector<Tensor>* placed_outputs);
   void check_outputs(const CompiledNode& compiled, const std::vector<Tensor>& outputs) const;
-  void plan_node(CompiledNode& compiled, PlannedNode& planned, RunPlan& plan,
-                 const ShapeInferenceResult& shapes);
-  // Returns the scratch the node's kernel declared it will ask for.
+  // Both return the scratch the node's kernel declared it will ask for.
+  size_t plan_node(CompiledNode& compiled, PlannedNode& planned, RunPlan& plan,
+                   const ShapeInferenceResult& shapes);
   size_t prepare_node(CompiledNode& compiled, PlannedNode& planned,
                       const ShapeInferenceResult& shapes);
   void execute_planned(CompiledNode& compiled, PlannedNode& planned, RunPlan& plan,

@@ -53,9 +53,13 @@ std::unique_ptr<RunPlan> GraphExecutor::build_plan(const ShapeInferenceResult& s
   plan->memory = plan_memory(graph_, shapes, memory_options);
   plan->allocate_arena(plan->memory.arena_bytes);
   plan->nodes = std::vector<PlannedNode>(nodes_.size());
-  for (size_t i = 0; i < nodes_.size(); ++i) plan_node(*nodes_[i], plan->nodes[i], *plan, shapes);
+  size_t expected_scratch = 0;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    expected_scratch =
+        std::max(expected_scratch, plan_node(*nodes_[i], plan->nodes[i], *plan, shapes));
+  }
   // The first run would otherwise fault the scratch in as it grows.
-  plan->scratch.prefault(plan->expected_scratch);
+  plan->scratch.prefault(expected_scratch);
   plan->results.resize(output_slots_.size());
   packed_here_ += caches_packed_here() - packed_before;
   plan->build_ms =
@@ -63,9 +67,9 @@ std::unique_ptr<RunPlan> GraphExecutor::build_plan(const ShapeInferenceResult& s
   return plan;
 }
 
-void GraphExecutor::plan_node(CompiledNode& compiled, PlannedNode& planned, RunPlan& plan,
-                              const ShapeInferenceResult& shapes) {
-  if (compiled.folded) return;
+size_t GraphExecutor::plan_node(CompiledNode& compiled, PlannedNode& planned, RunPlan& plan,
+                                const ShapeInferenceResult& shapes) {
+  if (compiled.folded) return 0;
   if (compiled.subgraphs.empty() && outputs_known(compiled.node, shapes)) {
     for (size_t i = 0; i < compiled.output_slots.size(); ++i) {
       if (compiled.output_slots[i] < 0) continue;
@@ -73,7 +77,7 @@ void GraphExecutor::plan_node(CompiledNode& compiled, PlannedNode& planned, RunP
       plan.known.emplace_back(compiled.output_slots[i], value);
       plan.known_data.insert(value.raw_data());
     }
-    return;
+    return 0;
   }
   planned.skip = false;
   for (int slot : compiled.input_slots)
@@ -94,10 +98,7 @@ void GraphExecutor::plan_node(CompiledNode& compiled, PlannedNode& planned, RunP
       std::make_unique<kernels::KernelContext>(compiled.info, planned.inputs, planned.outputs,
                                                planned.subgraphs.get(), options_.max_tensor_bytes);
   planned.context->set_scratch(&plan.scratch);
-  if (compiled.kernel.prepare) {
-    plan.expected_scratch =
-        std::max(plan.expected_scratch, prepare_node(compiled, planned, shapes));
-  }
+  return compiled.kernel.prepare ? prepare_node(compiled, planned, shapes) : 0;
 }
 
 // The kernel's prepare step, with the plan's types and shapes and the

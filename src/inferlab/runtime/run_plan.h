@@ -45,7 +45,6 @@ class RunPlan {
   std::unordered_set<const void*> known_data;  // their memory (never handed out)
   std::vector<Tensor> results;                 // the last run's outputs
   kernels::ScratchBuffer scratch;              // every node's, as large as the largest ask
-  size_t expected_scratch = 0;                 // the largest the kernels declared when prepared
   double build_ms = 0;
   uint64_t last_used = 0;  // for the Session's LRU cache
 
