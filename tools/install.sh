@@ -16,6 +16,7 @@ apt_packages=(
   python3-torch python3-torchvision python3-onnx python3-numpy
   libtorch-dev libgfortran5 libgomp1
   libssl-dev chromium
+  libboost-dev curl wrk
 )
 
 missing=()

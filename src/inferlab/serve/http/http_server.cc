@@ -1,0 +1,247 @@
+#include "inferlab/serve/http/http_server.h"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "inferlab/core/error.h"
+#include "inferlab/serve/protocol/infer_response.h"
+
+namespace inferlab::serve {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+std::string HttpRequest::header(std::string_view name) const {
+  for (const auto& [key, value] : headers) {
+    if (beast::iequals(key, beast::string_view(name.data(), name.size()))) return value;
+  }
+  return {};
+}
+
+struct Responder::State {
+  std::function<void(HttpResponse)> send;
+  std::atomic<bool> answered{false};
+};
+
+Responder::Responder(std::function<void(HttpResponse)> send) : state_(std::make_shared<State>()) {
+  state_->send = std::move(send);
+}
+
+void Responder::operator()(HttpResponse response) const {
+  if (state_->answered.exchange(true)) return;
+  state_->send(std::move(response));
+}
+
+namespace {
+
+HttpResponse error_response(int status, std::string_view message) {
+  return HttpResponse{status, "application/json", {}, encode_error(message)};
+}
+
+// One connection: read a request, hand it over, write the answer, again
+// while the client keeps the connection alive.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, const HttpHandler& handler, const HttpLimits& limits,
+          std::atomic<size_t>& open)
+      : stream_(std::move(socket)), handler_(handler), limits_(limits), open_(open) {
+    ++open_;
+  }
+  ~Session() { --open_; }
+
+  void start() { read_header(); }
+
+  // Refuses the connection at once (too many open).
+  void refuse(HttpResponse response) {
+    keep_alive_ = false;
+    write(std::move(response));
+  }
+
+ private:
+  void read_header() {
+    parser_.emplace();
+    parser_->header_limit(static_cast<uint32_t>(limits_.max_header_bytes));
+    parser_->body_limit(limits_.max_body_bytes);
+    stream_.expires_after(limits_.header_timeout);
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code error, size_t) { self->on_header(error); });
+  }
+
+  void on_header(beast::error_code error) {
+    if (error) return fail_read(error);
+    stream_.expires_after(limits_.body_timeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code read_error, size_t) {
+                       self->on_request(read_error);
+                     });
+  }
+
+  // A request that could not be read: answered when the client can still
+  // take an answer, else the connection just closes.
+  void fail_read(beast::error_code error) {
+    if (error == http::error::body_limit) {
+      return refuse(error_response(
+          413, fmt::format("request body is larger than {} bytes", limits_.max_body_bytes)));
+    }
+    if (error == http::error::header_limit) {
+      return refuse(error_response(
+          431, fmt::format("request headers are larger than {} bytes", limits_.max_header_bytes)));
+    }
+    if (error == beast::error::timeout || error == http::error::end_of_stream ||
+        error == net::error::operation_aborted || error == net::error::connection_reset ||
+        error == net::error::eof) {
+      return close();
+    }
+    refuse(error_response(400, "malformed HTTP request: " + error.message()));
+  }
+
+  void on_request(beast::error_code error) {
+    if (error) return fail_read(error);
+    http::request<http::string_body> message = parser_->release();
+    keep_alive_ = message.keep_alive();
+    HttpRequest request;
+    request.method = std::string(message.method_string());
+    request.target = std::string(message.target());
+    for (const auto& field : message) {
+      request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+    }
+    request.body = std::move(message.body());
+    stream_.expires_never();  // the handler may take its time (it has its own timeouts)
+    auto self = shared_from_this();
+    Responder respond([self](HttpResponse response) {
+      net::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
+        self->write(std::move(response));
+      });
+    });
+    try {
+      handler_(std::move(request), respond);
+    } catch (const std::exception& caught) {
+      respond(error_response(500, caught.what()));
+    }
+  }
+
+  void write(HttpResponse response) {
+    auto message = std::make_shared<http::response<http::string_body>>();
+    message->result(static_cast<unsigned>(response.status));
+    message->version(11);
+    message->set(http::field::server, "inferlab");
+    message->set(http::field::content_type, response.content_type);
+    for (const auto& [name, value] : response.headers) message->set(name, value);
+    message->body() = std::move(response.body);
+    message->keep_alive(keep_alive_);
+    message->prepare_payload();
+    stream_.expires_after(limits_.body_timeout);
+    http::async_write(stream_, *message,
+                      [self = shared_from_this(), message](beast::error_code error, size_t) {
+                        self->on_write(error);
+                      });
+  }
+
+  void on_write(beast::error_code error) {
+    if (error || !keep_alive_) return close();
+    read_header();
+  }
+
+  void close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.close();
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  const HttpHandler& handler_;
+  const HttpLimits& limits_;
+  std::atomic<size_t>& open_;
+  bool keep_alive_ = true;
+};
+
+}  // namespace
+
+struct HttpServer::Impl {
+  Impl(HttpHandler handler_in, HttpLimits limits_in)
+      : handler(std::move(handler_in)), limits(limits_in), acceptor(net::make_strand(context)) {}
+
+  void accept() {
+    acceptor.async_accept(
+        net::make_strand(context), [this](beast::error_code error, tcp::socket socket) {
+          if (error == net::error::operation_aborted || !acceptor.is_open()) return;
+          if (!error) {
+            auto session = std::make_shared<Session>(std::move(socket), handler, limits, open);
+            if (open.load() > limits.max_connections) {
+              session->refuse(error_response(
+                  503, fmt::format("the server has {} connections open", limits.max_connections)));
+            } else {
+              session->start();
+            }
+          }
+          accept();
+        });
+  }
+
+  // Sessions refer to these: they outlive the context, which destroys the
+  // sessions still queued in it.
+  HttpHandler handler;
+  HttpLimits limits;
+  std::atomic<size_t> open{0};
+  net::io_context context;
+  tcp::acceptor acceptor;
+  uint16_t port = 0;
+  std::vector<std::thread> threads;
+  std::once_flag stopped;
+};
+
+HttpServer::HttpServer(const std::string& address, uint16_t port, HttpHandler handler,
+                       HttpLimits limits, int io_threads)
+    : impl_(std::make_unique<Impl>(std::move(handler), limits)) {
+  beast::error_code error;
+  const tcp::endpoint endpoint(net::ip::make_address(address, error), port);
+  if (error)
+    fail(ErrorCode::kInvalidArgument, "cannot listen on '{}': {}", address, error.message());
+  tcp::acceptor& acceptor = impl_->acceptor;
+  acceptor.open(endpoint.protocol(), error);
+  if (!error) acceptor.set_option(net::socket_base::reuse_address(true), error);
+  if (!error) acceptor.bind(endpoint, error);
+  if (!error) acceptor.listen(net::socket_base::max_listen_connections, error);
+  if (error) {
+    fail(ErrorCode::kUnavailable, "cannot listen on {}:{}: {}", address, port, error.message());
+  }
+  impl_->port = acceptor.local_endpoint().port();
+  impl_->accept();
+  for (int i = 0; i < std::max(io_threads, 1); ++i) {
+    impl_->threads.emplace_back([this] { impl_->context.run(); });
+  }
+}
+
+HttpServer::~HttpServer() { stop(); }
+
+uint16_t HttpServer::port() const { return impl_->port; }
+
+size_t HttpServer::open_connections() const { return impl_->open.load(); }
+
+void HttpServer::stop_accepting() {
+  net::post(impl_->acceptor.get_executor(), [impl = impl_.get()] {
+    beast::error_code ignored;
+    impl->acceptor.close(ignored);
+  });
+}
+
+void HttpServer::stop() {
+  std::call_once(impl_->stopped, [this] {
+    impl_->context.stop();
+    for (std::thread& thread : impl_->threads) thread.join();
+  });
+}
+
+}  // namespace inferlab::serve
