@@ -49,8 +49,9 @@ asan: install
 fuzz: install
 	@cmake -S . -B $(FUZZ_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 -DINFERLAB_FUZZ=ON >/dev/null
-	@cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target fuzz_model
+	@cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target fuzz_model fuzz_infer_request
 	@bash tools/run_fuzz.sh $(FUZZ_BUILD_DIR)/fuzz_model $(FUZZ_SECONDS)
+	@bash tools/run_fuzz.sh $(FUZZ_BUILD_DIR)/fuzz_infer_request $(FUZZ_SECONDS)
 
 conformance-report: build
 	@$(BUILD_DIR)/conformance_runner --data-dir /usr/share/libonnx-testdata/data \

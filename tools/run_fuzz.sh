@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs the model-loading fuzzer for SECONDS with a persistent corpus under the
-# InferLab cache, seeded from small ONNX test models. Crash inputs are written
+# Runs a fuzzer for SECONDS with a persistent corpus under the InferLab
+# cache: fuzz_model seeded from small ONNX test models, fuzz_infer_request
+# from KServe v2 request bodies and model configs. Crash inputs are written
 # to the corpus directory's artifacts/ folder.
 #   tools/run_fuzz.sh build-fuzz/fuzz_model 600
+#   tools/run_fuzz.sh build-fuzz/fuzz_infer_request 600
 set -euo pipefail
 
 if [[ $# -ne 2 ]]; then
@@ -14,7 +16,25 @@ seconds=$2
 cache=${INFERLAB_CACHE:-$HOME/.cache/inferlab}
 corpus=$cache/fuzz-corpus
 artifacts=$corpus/artifacts
-mkdir -p "$corpus/models" "$artifacts"
+mkdir -p "$artifacts"
+
+if [[ $(basename "$binary") == fuzz_infer_request ]]; then
+  # Byte 0 even: a JSON-only body; odd: bytes 1-2 are the JSON's length
+  # (little-endian) and binary tensor data follows.
+  seeds=$corpus/requests
+  mkdir -p "$seeds"
+  printf '\x00\x00\x00{"id":"a","inputs":[{"name":"x","shape":[2,2],"datatype":"FP32","data":[[1,2],[3,4]]}],"outputs":[{"name":"y"}]}' \
+    > "$seeds/json.bin"
+  json='{"inputs":[{"name":"x","shape":[2],"datatype":"INT32","parameters":{"binary_data_size":8}}],"parameters":{"binary_data_output":true}}'
+  { printf '\x01'; printf "\\x$(printf %02x $((${#json} % 256)))\\x$(printf %02x $((${#json} / 256)))"; \
+    printf '%s' "$json"; printf '\x01\x00\x00\x00\x02\x00\x00\x00'; } > "$seeds/binary.bin"
+  printf '\x00\x00\x00name: "fuzz" max_batch_size: 4 input [ { name: "x" data_type: TYPE_FP32 dims: [ -1 ] } ] dynamic_batching { priority_levels: 2 default_priority_level: 1 }' \
+    > "$seeds/config.bin"
+  exec "$binary" "$seeds" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 \
+    -timeout=10 -artifact_prefix="$artifacts/request-" -print_final_stats=1
+fi
+
+mkdir -p "$corpus/models"
 
 # Seed with a few small, varied models (elementwise, conv, control flow, reshape).
 testdata=/usr/share/libonnx-testdata/data/node

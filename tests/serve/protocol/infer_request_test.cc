@@ -182,6 +182,10 @@ TEST(InferRequest, DuplicateNamesAreRefused) {
 TEST(InferRequest, MalformedAndDeepJsonGetClearErrors) {
   EXPECT_EQ(decode_error("{\"inputs\": [").code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(decode_error("[1, 2]").code(), ErrorCode::kInvalidArgument);
+  // A number beyond a double's range: nlohmann throws out_of_range, not a
+  // parse error (fuzz_infer_request's first find).
+  EXPECT_EQ(decode_error("11111111111111111111111E111111111111").code(),
+            ErrorCode::kInvalidArgument);
   EXPECT_EQ(decode_error(R"({"inputs": []})").code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(decode_error(R"({"inputs": [{"shape": [1], "datatype": "FP32", "data": [1]}]})").code(),
             ErrorCode::kInvalidArgument);

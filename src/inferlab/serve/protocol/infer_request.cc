@@ -23,7 +23,9 @@ json parse_header(std::string_view text, const RequestLimits& limits) {
   };
   try {
     return json::parse(text.begin(), text.end(), depth_check);
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {
+    // parse_error, and out_of_range for a number too large for a double
+    // (found by the request fuzzer).
     fail(ErrorCode::kInvalidArgument, "request body is not valid JSON: {}", error.what());
   }
 }
