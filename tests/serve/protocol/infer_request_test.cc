@@ -27,6 +27,14 @@ Error decode_error(std::string_view body, std::optional<size_t> header_length = 
   return Error(ErrorCode::kRuntime, "");
 }
 
+// The code a one-input request with this datatype, shape and data fails with.
+ErrorCode one_input_error(const std::string& datatype, const std::string& shape,
+                          const std::string& data) {
+  return decode_error(R"({"inputs": [{"name": "x", "shape": )" + shape + R"(, "datatype": ")" +
+                      datatype + R"(", "data": )" + data + "}]}")
+      .code();
+}
+
 template <typename T>
 std::vector<T> values(const Tensor& tensor) {
   const T* data = static_cast<const T*>(tensor.raw_data());
@@ -93,10 +101,7 @@ TEST(InferRequest, BytesAndUnknownDatatypesAreRefusedByName) {
 }
 
 TEST(InferRequest, ShapesMustBeNonNegativeAndBounded) {
-  EXPECT_EQ(decode_error(R"({"inputs": [{"name": "x", "shape": [2, -1], "datatype": "FP32",
-                                         "data": [1, 2]}]})")
-                .code(),
-            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(one_input_error("FP32", "[2, -1]", R"([1, 2])"), ErrorCode::kInvalidArgument);
   // The product overflows int64: refused before anything is allocated.
   const Error huge = decode_error(
       R"({"inputs": [{"name": "x", "shape": [4294967296, 4294967296, 16], "datatype": "FP32",
@@ -117,30 +122,12 @@ TEST(InferRequest, DataMustMatchTheShapeAndTheType) {
       R"({"inputs": [{"name": "x", "shape": [3], "datatype": "FP32", "data": [1, 2]}]})");
   EXPECT_NE(std::string(few.what()).find("has 2 values, but shape [3] holds 3"), std::string::npos)
       << few.what();
-  EXPECT_EQ(decode_error(R"({"inputs": [{"name": "x", "shape": [1], "datatype": "FP32",
-                                         "data": [1, 2]}]})")
-                .code(),
-            ErrorCode::kInvalidArgument);
-  EXPECT_EQ(decode_error(R"({"inputs": [{"name": "x", "shape": [1], "datatype": "INT8",
-                                         "data": [200]}]})")
-                .code(),
-            ErrorCode::kInvalidArgument);
-  EXPECT_EQ(decode_error(R"({"inputs": [{"name": "x", "shape": [1], "datatype": "INT32",
-                                         "data": [1.5]}]})")
-                .code(),
-            ErrorCode::kInvalidArgument);
-  EXPECT_EQ(decode_error(R"({"inputs": [{"name": "x", "shape": [1], "datatype": "UINT8",
-                                         "data": [-1]}]})")
-                .code(),
-            ErrorCode::kInvalidArgument);
-  EXPECT_EQ(decode_error(R"({"inputs": [{"name": "x", "shape": [1], "datatype": "BOOL",
-                                         "data": [1]}]})")
-                .code(),
-            ErrorCode::kInvalidArgument);
-  EXPECT_EQ(decode_error(R"({"inputs": [{"name": "x", "shape": [1], "datatype": "FP32",
-                                         "data": ["1"]}]})")
-                .code(),
-            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(one_input_error("FP32", "[1]", R"([1, 2])"), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(one_input_error("INT8", "[1]", R"([200])"), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(one_input_error("INT32", "[1]", R"([1.5])"), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(one_input_error("UINT8", "[1]", R"([-1])"), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(one_input_error("BOOL", "[1]", R"([1])"), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(one_input_error("FP32", "[1]", R"(["1"])"), ErrorCode::kInvalidArgument);
 }
 
 TEST(InferRequest, BinaryFramingIsCheckedAgainstTheBody) {

@@ -45,6 +45,12 @@ void im2col_rows(const PanelConv& conv, const float* x, float* a, int64_t row_be
   }
 }
 
+// The im2col matrix A, rows x depth, unless the input is A itself.
+size_t im2col_bytes(const PanelConv& conv) {
+  const cpu::PanelGemmShape& s = conv.gemm.shape;
+  return conv.direct ? 0 : static_cast<size_t>(s.rows * s.depth) * sizeof(float);
+}
+
 }  // namespace
 
 std::optional<PanelConv> prepare_panel_conv(PrepareContext& ctx, const cpu::KernelTable& table) {
@@ -86,9 +92,7 @@ std::optional<PanelConv> prepare_panel_conv(PrepareContext& ctx, const cpu::Kern
                 g.pads_begin[0] == 0 && g.pads_begin[1] == 0 && g.pads_end[0] == 0 &&
                 g.pads_end[1] == 0;
   conv.output_shape = ctx.output(0).shape;
-  const size_t im2col_bytes =
-      conv.direct ? 0 : static_cast<size_t>(y[0] * y[2] * y[3] * kh * kw * c) * sizeof(float);
-  ctx.expect_scratch(panel_gemm_scratch_bytes(conv.gemm) + im2col_bytes);
+  ctx.expect_scratch(panel_gemm_scratch_bytes(conv.gemm) + im2col_bytes(conv));
   return conv;
 }
 
@@ -97,7 +101,6 @@ void run_panel_conv(const PanelConv& conv, KernelContext& ctx) {
   Tensor& y = ctx.output(0, DataType::kFloat32, conv.output_shape);
   const size_t packed_bytes = panel_gemm_scratch_bytes(conv.gemm);
   const size_t matrix_bytes = static_cast<size_t>(s.rows) * sizeof(float);
-  const size_t im2col_bytes = conv.direct ? 0 : matrix_bytes * static_cast<size_t>(s.depth);
   const bool has_residual = ctx.has_input(kResidual);
   // The runtime may give Y the residual's buffer (oneDNN's sum post-op
   // works in place); this kernel writes Y before adding Z, so Z moves first.
@@ -105,8 +108,8 @@ void run_panel_conv(const PanelConv& conv, KernelContext& ctx) {
       has_residual && ctx.input(kResidual).raw_data() == static_cast<const void*>(y.raw_data());
   const size_t residual_bytes =
       residual_in_place ? matrix_bytes * static_cast<size_t>(s.columns) : 0;
-  auto* scratch =
-      static_cast<std::byte*>(ctx.scratch_bytes(packed_bytes + im2col_bytes + residual_bytes));
+  auto* scratch = static_cast<std::byte*>(
+      ctx.scratch_bytes(packed_bytes + im2col_bytes(conv) + residual_bytes));
   const float* x = ctx.input(0).data<float>();
   const float* a = x;
   if (!conv.direct) {
@@ -118,7 +121,7 @@ void run_panel_conv(const PanelConv& conv, KernelContext& ctx) {
   }
   const float* residual = has_residual ? ctx.input(kResidual).data<float>() : nullptr;
   if (residual_in_place) {
-    auto* copy = reinterpret_cast<float*>(scratch + packed_bytes + im2col_bytes);
+    auto* copy = reinterpret_cast<float*>(scratch + packed_bytes + im2col_bytes(conv));
     std::memcpy(copy, residual, residual_bytes);
     residual = copy;
   }

@@ -63,8 +63,7 @@ std::optional<int64_t> non_negative_parameter(const json& parameters, const char
                                               std::string_view what) {
   const json* value = member(parameters, key);
   if (value == nullptr) return std::nullopt;
-  if (!value->is_number_integer() ||
-      (value->is_number_integer() && !value->is_number_unsigned() && value->get<int64_t>() < 0)) {
+  if (!value->is_number_integer() || (!value->is_number_unsigned() && value->get<int64_t>() < 0)) {
     fail(ErrorCode::kInvalidArgument, "{}: parameter \"{}\" is not a non-negative integer", what,
          key);
   }
