@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "inferlab/cli/interrupts.h"
 #include "inferlab/core/tensor.h"
 #include "inferlab/model/graph.h"
 
@@ -39,6 +40,11 @@ void add_gate_command(CLI::App& root, std::vector<Command>& commands, int argc, 
 void add_optimize_command(CLI::App& root, std::vector<Command>& commands);
 void add_sysinfo_command(CLI::App& root, std::vector<Command>& commands);
 void add_profile_command(CLI::App& root, std::vector<Command>& commands);
+// The parts' commands (defined only when the part is built: INFERLAB_HAS_SERVE,
+// INFERLAB_HAS_LOADGEN).
+// `interrupts`: the server drains on SIGINT/SIGTERM instead of dying.
+void add_serve_command(CLI::App& root, std::vector<Command>& commands, InterruptRouter& interrupts);
+void add_load_command(CLI::App& root, std::vector<Command>& commands);
 // `argc`/`argv` are recorded in the result as the exact command line.
 void add_bench_command(CLI::App& root, std::vector<Command>& commands, int argc, char** argv);
 

@@ -18,7 +18,7 @@ namespace {
 constexpr int kExitError = 1;
 constexpr int kExitUsage = 2;
 
-int run_cli(int argc, char** argv) {
+int run_cli(int argc, char** argv, inferlab::cli::InterruptRouter& interrupts) {
   CLI::App app{"InferLab: load ONNX models, run them, and measure them."};
   app.require_subcommand(1);
   std::vector<inferlab::cli::Command> commands;
@@ -30,6 +30,12 @@ int run_cli(int argc, char** argv) {
   inferlab::cli::add_optimize_command(app, commands);
   inferlab::cli::add_sysinfo_command(app, commands);
   inferlab::cli::add_profile_command(app, commands);
+#ifdef INFERLAB_HAS_SERVE
+  inferlab::cli::add_serve_command(app, commands, interrupts);
+#endif
+#ifdef INFERLAB_HAS_LOADGEN
+  inferlab::cli::add_load_command(app, commands);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -48,14 +54,17 @@ int main(int argc, char** argv) {
   // First: it may replace this process, and must run before any thread exists.
   inferlab::cli::ensure_passive_openmp_or_reexec(argc, argv);
   // Before any other thread, so every thread inherits the blocked signals.
-  // Worker processes must not outlive an interrupted command: kill and reap
-  // them, then die of the signal as a program without handlers would.
-  inferlab::SignalThread signals([](int signal_number) {
+  // A command may take the signal itself (the server drains); else the
+  // process's workers must not outlive an interrupted command: kill and
+  // reap them, then die of the signal as a program without handlers would.
+  inferlab::cli::InterruptRouter interrupts;
+  inferlab::SignalThread signals([&interrupts](int signal_number) {
+    if (interrupts.deliver(signal_number)) return;
     inferlab::backends::kill_and_reap_all_children();
     inferlab::SignalThread::die_of(signal_number);
   });
   try {
-    return run_cli(argc, argv);
+    return run_cli(argc, argv, interrupts);
   } catch (const inferlab::cli::UsageError& error) {
     std::cerr << "error: " << error.what() << "\n";
     return kExitUsage;

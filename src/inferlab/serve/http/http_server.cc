@@ -6,6 +6,7 @@
 #include <boost/beast/http.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -30,6 +31,9 @@ std::string HttpRequest::header(std::string_view name) const {
 struct Responder::State {
   std::function<void(HttpResponse)> send;
   std::atomic<bool> answered{false};
+  std::mutex cancel_mutex;
+  bool cancelled = false;
+  std::function<void()> on_cancel;
 };
 
 Responder::Responder(std::function<void(HttpResponse)> send) : state_(std::make_shared<State>()) {
@@ -38,8 +42,36 @@ Responder::Responder(std::function<void(HttpResponse)> send) : state_(std::make_
 
 void Responder::operator()(HttpResponse response) const {
   if (state_->answered.exchange(true)) return;
+  {
+    std::lock_guard lock(state_->cancel_mutex);
+    state_->on_cancel = nullptr;  // what it holds may not outlive the answer
+  }
   state_->send(std::move(response));
 }
+
+void Responder::on_cancel(std::function<void()> callback) const {
+  {
+    std::lock_guard lock(state_->cancel_mutex);
+    if (!state_->cancelled) {
+      state_->on_cancel = std::move(callback);
+      return;
+    }
+  }
+  if (!answered()) callback();
+}
+
+void Responder::cancel() const {
+  std::function<void()> callback;
+  {
+    std::lock_guard lock(state_->cancel_mutex);
+    if (state_->cancelled) return;
+    state_->cancelled = true;
+    callback = std::move(state_->on_cancel);
+  }
+  if (callback && !answered()) callback();
+}
+
+bool Responder::answered() const { return state_->answered.load(); }
 
 namespace {
 
@@ -52,9 +84,18 @@ HttpResponse error_response(int status, std::string_view message) {
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket socket, const HttpHandler& handler, const HttpLimits& limits,
-          std::atomic<size_t>& open)
-      : stream_(std::move(socket)), handler_(handler), limits_(limits), open_(open) {
+          const AccessLogger& access_logger, std::atomic<size_t>& open,
+          std::atomic<size_t>& in_flight)
+      : stream_(std::move(socket)),
+        handler_(handler),
+        limits_(limits),
+        access_logger_(access_logger),
+        open_(open),
+        in_flight_(in_flight) {
     ++open_;
+    beast::error_code error;
+    const tcp::endpoint peer = stream_.socket().remote_endpoint(error);
+    if (!error) remote_ = peer.address().to_string() + ":" + std::to_string(peer.port());
   }
   ~Session() { --open_; }
 
@@ -90,6 +131,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // take an answer, else the connection just closes.
   void fail_read(beast::error_code error) {
     if (error == http::error::body_limit) {
+      discard_after_answer_ = true;  // so the client reads the 413, not a reset
       return refuse(error_response(
           413, fmt::format("request body is larger than {} bytes", limits_.max_body_bytes)));
     }
@@ -110,6 +152,7 @@ class Session : public std::enable_shared_from_this<Session> {
     http::request<http::string_body> message = parser_->release();
     keep_alive_ = message.keep_alive();
     HttpRequest request;
+    request.remote = remote_;
     request.method = std::string(message.method_string());
     request.target = std::string(message.target());
     for (const auto& field : message) {
@@ -118,11 +161,17 @@ class Session : public std::enable_shared_from_this<Session> {
     request.body = std::move(message.body());
     stream_.expires_never();  // the handler may take its time (it has its own timeouts)
     auto self = shared_from_this();
+    if (access_logger_) {
+      record_ = AccessRecord{remote_, request.method, request.target, 0, 0, 0};
+      request_done_ = std::chrono::steady_clock::now();
+    }
+    ++in_flight_;
     Responder respond([self](HttpResponse response) {
       net::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
-        self->write(std::move(response));
+        self->write(std::move(response), true);
       });
     });
+    watch_for_close(respond);
     try {
       handler_(std::move(request), respond);
     } catch (const std::exception& caught) {
@@ -130,7 +179,28 @@ class Session : public std::enable_shared_from_this<Session> {
     }
   }
 
-  void write(HttpResponse response) {
+  // While the handler works, a client that closes its connection cancels
+  // the request (it leaves the queue). Readable with nothing to read is the
+  // peer's end of stream; readable with data is a pipelined request, left
+  // for the next read.
+  void watch_for_close(Responder respond) {
+    stream_.socket().async_wait(tcp::socket::wait_read,
+                                [self = shared_from_this(), respond](beast::error_code error) {
+                                  if (respond.answered()) return;
+                                  if (error) {
+                                    if (error != net::error::operation_aborted) respond.cancel();
+                                    return;
+                                  }
+                                  char byte = 0;
+                                  beast::error_code peek_error;
+                                  const size_t peeked = self->stream_.socket().receive(
+                                      net::buffer(&byte, 1), tcp::socket::message_peek, peek_error);
+                                  if (peek_error || peeked == 0) respond.cancel();
+                                });
+  }
+
+  // `answer`: the handler's answer to a request (counted in flight until written).
+  void write(HttpResponse response, bool answer = false) {
     auto message = std::make_shared<http::response<http::string_body>>();
     message->result(static_cast<unsigned>(response.status));
     message->version(11);
@@ -140,16 +210,43 @@ class Session : public std::enable_shared_from_this<Session> {
     message->body() = std::move(response.body);
     message->keep_alive(keep_alive_);
     message->prepare_payload();
+    if (access_logger_ && !record_.method.empty()) {
+      record_.status = response.status;
+      record_.response_bytes = message->body().size();
+      record_.duration_ms = std::chrono::duration<double, std::milli>(
+                                std::chrono::steady_clock::now() - request_done_)
+                                .count();
+      access_logger_(record_);
+      record_.method.clear();
+    }
     stream_.expires_after(limits_.body_timeout);
-    http::async_write(stream_, *message,
-                      [self = shared_from_this(), message](beast::error_code error, size_t) {
-                        self->on_write(error);
-                      });
+    http::async_write(
+        stream_, *message,
+        [self = shared_from_this(), message, answer](beast::error_code error, size_t) {
+          if (answer) --self->in_flight_;
+          self->on_write(error);
+        });
   }
 
   void on_write(beast::error_code error) {
+    if (!error && discard_after_answer_) return discard_rest();
     if (error || !keep_alive_) return close();
     read_header();
+  }
+
+  // After refusing an oversized body: stop sending, read what the client
+  // still sends (for a bounded time) and drop it, so its socket is not
+  // reset before it reads the answer.
+  void discard_rest() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(limits_.body_timeout);
+    discard_buffer_.resize(64 * 1024);
+    stream_.async_read_some(net::buffer(discard_buffer_),
+                            [self = shared_from_this()](beast::error_code error, size_t) {
+                              if (error) return self->close();
+                              self->discard_rest();
+                            });
   }
 
   void close() {
@@ -163,22 +260,33 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::request_parser<http::string_body>> parser_;
   const HttpHandler& handler_;
   const HttpLimits& limits_;
+  const AccessLogger& access_logger_;
   std::atomic<size_t>& open_;
+  std::atomic<size_t>& in_flight_;
+  std::string remote_;
   bool keep_alive_ = true;
+  bool discard_after_answer_ = false;
+  std::vector<char> discard_buffer_;
+  AccessRecord record_;
+  std::chrono::steady_clock::time_point request_done_;
 };
 
 }  // namespace
 
 struct HttpServer::Impl {
-  Impl(HttpHandler handler_in, HttpLimits limits_in)
-      : handler(std::move(handler_in)), limits(limits_in), acceptor(net::make_strand(context)) {}
+  Impl(HttpHandler handler_in, HttpLimits limits_in, AccessLogger access_logger_in)
+      : handler(std::move(handler_in)),
+        limits(limits_in),
+        access_logger(std::move(access_logger_in)),
+        acceptor(net::make_strand(context)) {}
 
   void accept() {
     acceptor.async_accept(
         net::make_strand(context), [this](beast::error_code error, tcp::socket socket) {
           if (error == net::error::operation_aborted || !acceptor.is_open()) return;
           if (!error) {
-            auto session = std::make_shared<Session>(std::move(socket), handler, limits, open);
+            auto session = std::make_shared<Session>(std::move(socket), handler, limits,
+                                                     access_logger, open, in_flight);
             if (open.load() > limits.max_connections) {
               session->refuse(error_response(
                   503, fmt::format("the server has {} connections open", limits.max_connections)));
@@ -194,7 +302,9 @@ struct HttpServer::Impl {
   // sessions still queued in it.
   HttpHandler handler;
   HttpLimits limits;
+  AccessLogger access_logger;
   std::atomic<size_t> open{0};
+  std::atomic<size_t> in_flight{0};
   net::io_context context;
   tcp::acceptor acceptor;
   uint16_t port = 0;
@@ -203,8 +313,8 @@ struct HttpServer::Impl {
 };
 
 HttpServer::HttpServer(const std::string& address, uint16_t port, HttpHandler handler,
-                       HttpLimits limits, int io_threads)
-    : impl_(std::make_unique<Impl>(std::move(handler), limits)) {
+                       HttpLimits limits, int io_threads, AccessLogger access_logger)
+    : impl_(std::make_unique<Impl>(std::move(handler), limits, std::move(access_logger))) {
   beast::error_code error;
   const tcp::endpoint endpoint(net::ip::make_address(address, error), port);
   if (error)
@@ -229,6 +339,8 @@ HttpServer::~HttpServer() { stop(); }
 uint16_t HttpServer::port() const { return impl_->port; }
 
 size_t HttpServer::open_connections() const { return impl_->open.load(); }
+
+size_t HttpServer::requests_in_flight() const { return impl_->in_flight.load(); }
 
 void HttpServer::stop_accepting() {
   net::post(impl_->acceptor.get_executor(), [impl = impl_.get()] {

@@ -28,6 +28,7 @@ struct HttpLimits {
 };
 
 struct HttpRequest {
+  std::string remote;  // the client's "address:port"
   std::string method;  // "GET", "POST", ...
   std::string target;  // the path and query, as sent
   std::vector<std::pair<std::string, std::string>> headers;
@@ -49,6 +50,12 @@ class Responder {
  public:
   explicit Responder(std::function<void(HttpResponse)> send);
   void operator()(HttpResponse response) const;
+  // Runs `callback` once if the client closes its connection before the
+  // answer (at once when it already has); never after an answer.
+  void on_cancel(std::function<void()> callback) const;
+  // The transport's side: the client went away before the answer.
+  void cancel() const;
+  bool answered() const;
 
  private:
   struct State;
@@ -57,13 +64,24 @@ class Responder {
 
 using HttpHandler = std::function<void(HttpRequest, Responder)>;
 
+// One answered request, for an access log.
+struct AccessRecord {
+  std::string remote;
+  std::string method;
+  std::string target;
+  int status = 0;
+  size_t response_bytes = 0;
+  double duration_ms = 0;  // from the end of the request to the answer
+};
+using AccessLogger = std::function<void(const AccessRecord&)>;
+
 class HttpServer {
  public:
   // Listens on `address`:`port` (0: a free port, port() says which) with
   // `io_threads` threads running the connections. Throws Error
   // (kUnavailable) when it cannot listen.
   HttpServer(const std::string& address, uint16_t port, HttpHandler handler, HttpLimits limits = {},
-             int io_threads = 2);
+             int io_threads = 2, AccessLogger access_logger = {});
   // stop(). Every Responder must have been called or dropped by then: a
   // late one would post to a context that no longer exists.
   ~HttpServer();
@@ -72,6 +90,9 @@ class HttpServer {
 
   uint16_t port() const;
   size_t open_connections() const;
+  // Requests handed to the handler whose answer is not yet written (or
+  // failed to write): what a drain waits for.
+  size_t requests_in_flight() const;
   // Closes the listening socket; connections already open carry on.
   void stop_accepting();
   // Stops accepting, closes every connection, joins the threads.

@@ -1,0 +1,75 @@
+// A model version's scheduler: its queue (request_queue.h), one thread per
+// instance taking the next request, and a timer thread that refuses (or
+// delays) requests whose queue timeout passed, when it passes, not when an
+// instance next looks. Knows nothing of HTTP or engines: an InstanceRunner
+// computes a job on instance i.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "inferlab/serve/scheduler/job.h"
+#include "inferlab/serve/scheduler/request_queue.h"
+#include "inferlab/serve/scheduler/statistics.h"
+
+namespace inferlab::serve {
+
+// Computes `job` on instance `instance`: fills result.outputs and the
+// compute timings, or throws Error. Called from that instance's thread only.
+using InstanceRunner = std::function<void(int instance, Job& job, JobResult& result)>;
+
+class Scheduler {
+ public:
+  // `label` ("model 'add' version 1") names the model in errors.
+  Scheduler(std::string label, QueueConfig config, int instances, InstanceRunner runner);
+  // close(), then join(): every accepted job is completed first.
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  enum class Submit { kAccepted, kQueueFull, kClosed };
+  // kAccepted: the job is queued (and `job` emptied), `ticket` names it for
+  // cancel(), and it will complete exactly once. Otherwise the job is left
+  // with the caller, not completed. Throws Error(kInvalidArgument) for a
+  // priority the model does not have.
+  Submit submit(std::unique_ptr<Job>& job, uint64_t& ticket);
+  // The client went away: a queued job leaves the queue and completes with
+  // kCancelled; a running one finishes (its answer goes nowhere). Returns
+  // whether it was still queued.
+  bool cancel(uint64_t ticket);
+  // No more submits; queued jobs still run.
+  void close();
+  // Completes every queued job with `error` (a drain that ran out of time).
+  void fail_queued(const Error& error);
+  // After close(): waits until every job completed and the threads ended.
+  void join();
+
+  InferenceStatistics statistics() const;
+  size_t queued() const;
+  size_t running() const;
+  const std::string& label() const { return label_; }
+
+ private:
+  void instance_loop(int instance);
+  void timer_loop();
+  void finish(std::unique_ptr<Job> job, JobResult result);
+
+  std::string label_;
+  InstanceRunner runner_;
+  mutable std::mutex mutex_;
+  std::condition_variable work_ready_;
+  std::condition_variable timer_wake_;
+  RequestQueue queue_;
+  size_t running_ = 0;
+  bool closed_ = false;
+  InferenceStatistics statistics_;
+  std::vector<std::thread> threads_;
+  std::once_flag joined_;
+};
+
+}  // namespace inferlab::serve
