@@ -4,11 +4,6 @@
 // letting a client hold the server.
 #include "inferlab/serve/http/http_server.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -16,52 +11,10 @@
 #include <string>
 #include <thread>
 
+#include "serve/loopback_client.h"
+
 namespace inferlab::serve {
 namespace {
-
-// A blocking loopback client socket, closed on destruction.
-class Client {
- public:
-  explicit Client(uint16_t port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
-    timeval timeout{10, 0};  // no test waits for ever
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-  }
-  ~Client() { close(fd_); }
-  bool connected() const { return connected_; }
-  void send_all(const std::string& bytes) {
-    size_t sent = 0;
-    while (sent < bytes.size()) {
-      const ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-      if (n <= 0) return;
-      sent += static_cast<size_t>(n);
-    }
-  }
-  // Everything until the server closes (or 10 s pass).
-  std::string read_all() {
-    std::string received;
-    char chunk[4096];
-    for (;;) {
-      const ssize_t n = recv(fd_, chunk, sizeof(chunk), 0);
-      if (n <= 0) return received;
-      received.append(chunk, static_cast<size_t>(n));
-    }
-  }
-
- private:
-  int fd_;
-  bool connected_ = false;
-};
-
-std::string post(const std::string& target, const std::string& body, bool close = true) {
-  return "POST " + target +
-         " HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) +
-         (close ? "\r\nConnection: close" : "") + "\r\n\r\n" + body;
-}
 
 int count(const std::string& text, const std::string& part) {
   int found = 0;
