@@ -1,7 +1,8 @@
 // libFuzzer target: arbitrary bytes through the server's request decoding
 // (KServe v2 JSON tensors, Triton's binary framing) and, when a request
 // decodes, back out through the response encoder; the same bytes as a model
-// config in text and JSON form. Any inferlab::Error is an accepted outcome;
+// config in text and JSON form, and as a URL path (routes, model names and
+// versions: what reaches the repository). Any inferlab::Error is an accepted outcome;
 // a crash, another exception, a leak or a sanitizer report is a bug.
 //
 // Input layout: byte 0 picks the framing (even: JSON only; odd: bytes 1-2
@@ -16,6 +17,7 @@
 #include "inferlab/serve/protocol/infer_request.h"
 #include "inferlab/serve/protocol/infer_response.h"
 #include "inferlab/serve/repository/model_config.h"
+#include "inferlab/serve/rest/route.h"
 
 namespace {
 
@@ -47,6 +49,13 @@ void parse_config(std::string_view text) {
   }
 }
 
+void parse_target(std::string_view target) {
+  try {
+    inferlab::serve::parse_route(target);
+  } catch (const inferlab::Error&) {
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -56,5 +65,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (data[0] % 2 == 1) header_length = std::min<size_t>(data[1] | (data[2] << 8), body.size());
   decode_and_echo(body, header_length);
   parse_config(body);
+  parse_target(body);
   return 0;
 }

@@ -30,6 +30,7 @@ if [[ $(basename "$binary") == fuzz_infer_request ]]; then
     printf '%s' "$json"; printf '\x01\x00\x00\x00\x02\x00\x00\x00'; } > "$seeds/binary.bin"
   printf '\x00\x00\x00name: "fuzz" max_batch_size: 4 input [ { name: "x" data_type: TYPE_FP32 dims: [ -1 ] } ] dynamic_batching { priority_levels: 2 default_priority_level: 1 }' \
     > "$seeds/config.bin"
+  printf '\x00\x00\x00/v2/models/res%%2Dnet/versions/3/infer?x=1' > "$seeds/route.bin"
   exec "$binary" "$seeds" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 \
     -timeout=10 -artifact_prefix="$artifacts/request-" -print_final_stats=1
 fi

@@ -170,5 +170,58 @@ TEST_F(QueueingTest, ADrainAnswersWhatItAcceptedAndRefusesTheRest) {
   EXPECT_EQ(queued_request.get().status, 200);
 }
 
+TEST_F(QueueingTest, AReloadLetsTheRequestInFlightFinishOnItsVersion) {
+  ServerOptions options;
+  options.mode = ModelControlMode::kExplicit;
+  options.load_models = {"gated"};
+  start_gated(options);
+  std::future<Answer> running = infer_async();
+  ASSERT_TRUE(wait_for_file(gate_ + ".started.1"));
+  std::future<Answer> reload =
+      std::async(std::launch::async, [this] { return post("/v2/repository/models/gated/load"); });
+  // The new version serves as soon as it is open; the old one still holds
+  // the first request, and the reload answers once that one is done.
+  bool swapped = false;
+  for (int i = 0; i < 600 && !swapped; ++i) {
+    swapped = log_text_.str().find("replacing the versions") != std::string::npos;
+    if (!swapped) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(swapped) << log_text_.str();
+  EXPECT_EQ(reload.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout);
+  open_gate();
+  EXPECT_EQ(running.get().status, 200);
+  EXPECT_EQ(reload.get().status, 200);
+  EXPECT_EQ(post("/v2/models/gated/infer", gated_request_json()).status, 200);
+}
+
+class PollTest : public ServerFixture {};
+
+TEST_F(PollTest, APollLoadsNewVersionsAndUnloadsWhatDisappeared) {
+  add_onnx_model("add");
+  ServerOptions options;
+  options.mode = ModelControlMode::kPoll;
+  options.poll_seconds = 0.1;
+  start(options);
+  EXPECT_EQ(get("/v2/models/add").json()["versions"], nlohmann::json({"1"}));
+  fs::create_directories(repository_ / "add" / "2");
+  fs::copy_file(repository_ / "add" / "1" / "model.onnx", repository_ / "add" / "2" / "model.onnx");
+  bool reloaded = false;
+  for (int i = 0; i < 300 && !reloaded; ++i) {
+    reloaded =
+        get("/v2/models/add").json().value("versions", nlohmann::json()) == nlohmann::json({"2"});
+    if (!reloaded) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(reloaded);
+  EXPECT_EQ(post("/v2/models/add/versions/2/infer", add_request_json()).status, 200);
+  fs::remove_all(repository_ / "add");
+  bool gone = false;
+  for (int i = 0; i < 300 && !gone; ++i) {
+    gone = get("/v2/models/add/ready").status == 400;
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(gone);
+  EXPECT_EQ(post("/v2/models/add/infer", add_request_json()).status, 404);
+}
+
 }  // namespace
 }  // namespace inferlab::serve
