@@ -34,6 +34,11 @@ void print_settings(std::FILE* out, const nlohmann::json& report) {
   const nlohmann::json& settings = report["settings"];
   fmt::print(out, "target      {}  model {}\n", report["target"].get<std::string>(),
              report["model"].get<std::string>());
+  if (report.value("in_process", false)) {
+    fmt::print(out, "engine      {} {}, {} instances x {} threads\n",
+               report["backend"].get<std::string>(), report["version"].get<std::string>(),
+               report["instances"].get<int>(), report["threads_per_instance"].get<int>());
+  }
   if (report.contains("body"))
     fmt::print(out, "body        {}\n", report["body"]["summary"].get<std::string>());
   const std::string stop = settings["requests"].get<int64_t>() > 0

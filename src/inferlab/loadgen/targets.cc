@@ -3,6 +3,8 @@
 // TensorMap are built before the clock starts and only read afterwards.
 #include "inferlab/loadgen/targets.h"
 
+#include <mutex>
+
 #include <fmt/format.h>
 
 #include "inferlab/core/error.h"
@@ -35,11 +37,19 @@ class HttpChannel : public Channel {
   std::shared_ptr<const HttpRequestBytes> request_;
 };
 
+// An instance computes one request at a time, as the server runs it: with
+// more sending threads than instances, the threads sharing an instance wait
+// for it (that wait is in their latency, as queueing is in the server's).
 class ModelChannel : public Channel {
  public:
-  ModelChannel(backends::Model& model, std::shared_ptr<const backends::TensorMap> inputs)
-      : model_(model), inputs_(std::move(inputs)) {}
+  ModelChannel(backends::Model& model, std::shared_ptr<std::vector<std::mutex>> locks, int instance,
+               std::shared_ptr<const backends::TensorMap> inputs)
+      : model_(model),
+        locks_(std::move(locks)),
+        instance_((*locks_)[static_cast<size_t>(instance)]),
+        inputs_(std::move(inputs)) {}
   Outcome send() override {
+    std::lock_guard lock(instance_);
     try {
       model_.run(*inputs_);
       return {};
@@ -53,6 +63,8 @@ class ModelChannel : public Channel {
 
  private:
   backends::Model& model_;
+  std::shared_ptr<std::vector<std::mutex>> locks_;  // one per instance, shared by the channels
+  std::mutex& instance_;
   std::shared_ptr<const backends::TensorMap> inputs_;
 };
 
@@ -67,8 +79,10 @@ ChannelFactory http_channels(const Url& url, std::shared_ptr<const HttpRequestBy
 
 ChannelFactory model_channels(const backends::InstanceSet& instances,
                               std::shared_ptr<const backends::TensorMap> inputs) {
-  return [&instances, inputs](int index) -> std::unique_ptr<Channel> {
-    return std::make_unique<ModelChannel>(instances.model(index % instances.count()), inputs);
+  auto locks = std::make_shared<std::vector<std::mutex>>(static_cast<size_t>(instances.count()));
+  return [&instances, inputs, locks](int index) -> std::unique_ptr<Channel> {
+    const int instance = index % instances.count();
+    return std::make_unique<ModelChannel>(instances.model(instance), locks, instance, inputs);
   };
 }
 

@@ -24,8 +24,10 @@ namespace inferlab::loadgen {
 ChannelFactory http_channels(const Url& url, std::shared_ptr<const HttpRequestBytes> request,
                              std::chrono::milliseconds timeout);
 
-// Sending thread i runs `inputs` on instance i % count; an Error is keyed by
-// its code's name ("runtime error", ...), anything else as "exception".
+// Sending thread i runs `inputs` on instance i % count, one request at a
+// time per instance (threads sharing an instance take turns); an Error is
+// keyed by its code's name ("runtime error", ...), anything else as
+// "exception". `instances` must outlive the channels.
 ChannelFactory model_channels(const backends::InstanceSet& instances,
                               std::shared_ptr<const backends::TensorMap> inputs);
 
