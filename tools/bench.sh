@@ -78,3 +78,8 @@ for threads in 1 2; do
   "$build_dir/benchmarks/dnnl_forms/dnnl_forms" --threads "$threads" --rounds 10 \
     --json "$out_dir/dnnl_forms_t${threads}.json"
 done
+
+echo
+echo "== serving: wrk against inferlab load, the server's overhead, mobilenet_v2 saturation (issue 20)"
+/usr/bin/python3 "$(dirname "$0")/serve_bench.py" --inferlab "$build_dir/inferlab" \
+  --json "$out_dir/serve_bench.json"

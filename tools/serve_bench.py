@@ -44,6 +44,10 @@ def make_repository(root, instances, threads):
     repo = os.path.join(root, "repository")
     subprocess.run([sys.executable, os.path.join(ROOT, "tools/serve/make_add_model.py"),
                     "--repository", repo, "--name", "add", "--elements", "1000"], check=True)
+    # One thread: a 1,000-element Add gains nothing from a team, and waking
+    # one would measure OpenMP, not the server. --in-process uses the same.
+    with open(os.path.join(repo, "add", "config.pbtxt"), "w") as f:
+        f.write('name: "add"\nparameters { key: "threads" value: { string_value: "1" } }\n')
     mobilenet = os.path.join(repo, "mobilenet_v2")
     os.makedirs(mobilenet)
     os.symlink(os.path.join(CACHE, "models/zoo/mobilenet_v2"), os.path.join(mobilenet, "1"))
@@ -83,7 +87,7 @@ class Server:
 def run_load(inferlab, args):
     out = subprocess.run([inferlab, "load", *args, "--json", "-"], check=True,
                          capture_output=True, text=True).stdout
-    result = json.loads(out)
+    result = json.loads(out)["result"]
     return {"rps": result["throughput"]["successes_per_s"],
             "samples_per_s": result["throughput"]["samples_per_s"],
             "p50_ms": result["latency_ms"]["p50"], "p99_ms": result["latency_ms"]["p99"],
@@ -131,7 +135,7 @@ def overhead(inferlab, server, model_path, rounds, seconds):
         for body in ("binary", "json"):
             sides[body].append(run_load(inferlab, [server.url, "--model", "add", "--body", body,
                                                    "--duration", str(seconds), "--warmup", "0.5"]))
-        sides["in_process"].append(run_load(inferlab, ["--in-process", model_path,
+        sides["in_process"].append(run_load(inferlab, ["--in-process", model_path, "--threads", "1",
                                                        "--duration", str(seconds), "--warmup", "0.5"]))
     in_process = median_of(sides["in_process"], "p50_ms")
     return {"rounds": sides, "in_process_p50_ms": in_process,

@@ -10,8 +10,10 @@ namespace inferlab::cli {
 
 namespace {
 
-// Commands that host several models in one process.
-constexpr const char* kPassiveOpenMpCommands[] = {"serve"};
+// Commands that host several models in one process; `load`, because its
+// --in-process side must run the engine as the server it is compared with
+// does.
+constexpr const char* kPassiveOpenMpCommands[] = {"serve", "load"};
 
 bool hosts_several_models(const std::string& command) {
   for (const char* name : kPassiveOpenMpCommands)

@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <thread>
 
 namespace inferlab::serve {
 namespace {
@@ -186,6 +188,84 @@ TEST(Scheduler, ARunnerErrorFailsOnlyItsJob) {
   auto b = job(good);
   scheduler.submit(b, ticket);
   EXPECT_FALSE(good.future.get().error);
+}
+
+// A model that computes in microseconds runs on the submitting thread once
+// its mean is known, and never while something waits or every instance is
+// busy; a slow one always goes through the queue.
+TEST(Scheduler, FastModelsRunInlineOnceTheirMeanIsKnown) {
+  std::atomic<int> on_instance_threads{0};
+  const std::thread::id submitter = std::this_thread::get_id();
+  Scheduler scheduler("m", config(1, 8), 1, [&](int, Job&, JobResult& result) {
+    if (std::this_thread::get_id() != submitter) ++on_instance_threads;
+    result.outputs["y"] = Tensor(DataType::kFloat32, Shape{1});
+  });
+  for (int i = 0; i < 16; ++i) {
+    Outcome outcome;
+    auto made = job(outcome);
+    EXPECT_FALSE(scheduler.run_inline(made)) << "request " << i << ": no mean known yet";
+    uint64_t ticket = 0;
+    scheduler.submit(made, ticket);
+    EXPECT_FALSE(outcome.future.get().error);
+  }
+  Outcome outcome;
+  auto made = job(outcome);
+  ASSERT_TRUE(scheduler.run_inline(made));
+  EXPECT_FALSE(outcome.future.get().error);  // completed before run_inline returned
+  EXPECT_EQ(on_instance_threads.load(), 16);
+  EXPECT_EQ(scheduler.statistics().success.count, 17u);
+  Outcome bad;
+  auto wrong_priority = job(bad, 5);
+  EXPECT_THROW(scheduler.run_inline(wrong_priority), Error);
+}
+
+TEST(Scheduler, SlowModelsAndBusyInstancesNeverRunInline) {
+  auto warm_up = [](Scheduler& scheduler) {
+    for (int i = 0; i < 16; ++i) {
+      Outcome outcome;
+      auto made = job(outcome);
+      uint64_t ticket = 0;
+      scheduler.submit(made, ticket);
+      outcome.future.get();
+    }
+  };
+  Scheduler slow("m", config(1, 64), 1, [](int, Job&, JobResult& result) {
+    std::this_thread::sleep_for(std::chrono::microseconds(300));
+    result.outputs["y"] = Tensor(DataType::kFloat32, Shape{1});
+  });
+  warm_up(slow);
+  Outcome refused;
+  auto made = job(refused);
+  EXPECT_FALSE(slow.run_inline(made));
+  ASSERT_NE(made, nullptr);  // left with the caller, to be queued
+
+  GatedRunner gate;
+  Scheduler busy("m", config(1, 64), 1, gate.runner(), std::chrono::hours(1));
+  gate.open();
+  warm_up(busy);
+  Outcome fast;
+  auto quick = job(fast);
+  EXPECT_TRUE(busy.run_inline(quick));  // idle instance, empty queue, fast enough
+
+  std::atomic<bool> hold{false};
+  std::atomic<bool> holding{false};
+  Scheduler held("m", config(1, 64), 1, [&](int, Job&, JobResult& result) {
+    holding = hold.load();
+    while (hold.load()) std::this_thread::yield();
+    result.outputs["y"] = Tensor(DataType::kFloat32, Shape{1});
+  });
+  warm_up(held);
+  hold = true;
+  Outcome running;
+  auto first = job(running);
+  uint64_t ticket = 0;
+  held.submit(first, ticket);
+  while (!holding.load()) std::this_thread::yield();
+  Outcome waiting;
+  auto second = job(waiting);
+  EXPECT_FALSE(held.run_inline(second));  // the only instance is busy
+  hold = false;
+  EXPECT_FALSE(running.future.get().error);
 }
 
 }  // namespace

@@ -99,6 +99,8 @@ std::shared_ptr<ServedModel> ServedModel::load(backends::BackendRegistry& regist
     served->config_ = complete_model_config(
         model.config.config, {backend_name, served->inputs_, served->outputs_}, source_name);
     served->platform_ = backend_name;
+    log.verbose(1, fmt::format("{}: {} on {}: {}", served->label_, served->source_.name,
+                               backend_name, first.configuration().dump()));
     served->instance_mutexes_ = std::make_unique<std::mutex[]>(static_cast<size_t>(count));
     served->instance_down_.assign(static_cast<size_t>(count), 0);
     ServedModel* self = served.get();

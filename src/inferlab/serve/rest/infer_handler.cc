@@ -111,6 +111,7 @@ void handle_infer(const ModelManager& models, const Route& route, HttpRequest re
               respond(error_response(error));
             }
           };
+          if (served->scheduler().run_inline(job)) return;
           uint64_t ticket = 0;
           switch (served->scheduler().submit(job, ticket)) {
             case Scheduler::Submit::kAccepted: {

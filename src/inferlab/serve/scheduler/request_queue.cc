@@ -24,15 +24,18 @@ std::optional<Clock::time_point> deadline_of(const Job& job, const QueuePolicy& 
 
 }  // namespace
 
-RequestQueue::PushResult RequestQueue::push(std::unique_ptr<Job>& job, Clock::time_point now,
-                                            uint64_t& ticket) {
-  size_t level = config_.default_level;
-  if (job->priority < 0 || static_cast<uint64_t>(job->priority) > levels_.size()) {
+size_t RequestQueue::level_of(const Job& job) const {
+  if (job.priority < 0 || static_cast<uint64_t>(job.priority) > levels_.size()) {
     fail(ErrorCode::kInvalidArgument,
          "priority {} is outside the model's priority levels (1 to {}, or 0 for the default)",
-         job->priority, levels_.size());
+         job.priority, levels_.size());
   }
-  if (job->priority > 0) level = static_cast<size_t>(job->priority - 1);
+  return job.priority > 0 ? static_cast<size_t>(job.priority - 1) : config_.default_level;
+}
+
+RequestQueue::PushResult RequestQueue::push(std::unique_ptr<Job>& job, Clock::time_point now,
+                                            uint64_t& ticket) {
+  const size_t level = level_of(*job);
   const QueuePolicy& policy = config_.levels[level];
   if (levels_[level].size() >= policy.max_queue_size) return PushResult::kFull;
   job->ticket = next_ticket_++;

@@ -38,6 +38,10 @@ class RequestQueue {
   // beyond the model's levels.
   PushResult push(std::unique_ptr<Job>& job, Clock::time_point now, uint64_t& ticket);
 
+  // The level index of `job`'s priority; throws Error(kInvalidArgument) for
+  // a priority beyond the model's levels.
+  size_t level_of(const Job& job) const;
+
   // The next job to run: the oldest of the highest non-empty level, delayed
   // jobs last; null when empty.
   std::unique_ptr<Job> pop();

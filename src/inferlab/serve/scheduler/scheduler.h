@@ -3,6 +3,13 @@
 // delays) requests whose queue timeout passed, when it passes, not when an
 // instance next looks. Knows nothing of HTTP or engines: an InstanceRunner
 // computes a job on instance i.
+//
+// A model that computes in microseconds would spend most of a request in
+// the two thread handoffs (to an instance thread and back to the I/O
+// thread, each a wake-up of tens of µs). run_inline() lets the submitting
+// thread compute such a request itself when an instance is idle and nothing
+// waits; a model whose mean compute exceeds `inline_below` never runs
+// inline, so I/O threads are not held by long computes.
 #pragma once
 
 #include <condition_variable>
@@ -26,7 +33,8 @@ using InstanceRunner = std::function<void(int instance, Job& job, JobResult& res
 class Scheduler {
  public:
   // `label` ("model 'add' version 1") names the model in errors.
-  Scheduler(std::string label, QueueConfig config, int instances, InstanceRunner runner);
+  Scheduler(std::string label, QueueConfig config, int instances, InstanceRunner runner,
+            std::chrono::nanoseconds inline_below = std::chrono::microseconds(100));
   // close(), then join(): every accepted job is completed first.
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;
@@ -38,6 +46,11 @@ class Scheduler {
   // with the caller, not completed. Throws Error(kInvalidArgument) for a
   // priority the model does not have.
   Submit submit(std::unique_ptr<Job>& job, uint64_t& ticket);
+  // Computes `job` on this thread when the queue is empty, an instance is
+  // idle and the model's recent mean compute time (a moving average, after
+  // at least 16 requests) is under `inline_below`; returns false (job untouched) otherwise. The job
+  // completes before it returns. Throws like submit() for a bad priority.
+  bool run_inline(std::unique_ptr<Job>& job);
   // The client went away: a queued job leaves the queue and completes with
   // kCancelled; a running one finishes (its answer goes nowhere). Returns
   // whether it was still queued.
@@ -57,6 +70,8 @@ class Scheduler {
  private:
   void instance_loop(int instance);
   void timer_loop();
+  void execute(int instance, Job& job, JobResult& result);
+  bool fast_enough_to_inline() const;  // under mutex_
   void finish(std::unique_ptr<Job> job, JobResult result);
 
   std::string label_;
@@ -66,6 +81,11 @@ class Scheduler {
   std::condition_variable timer_wake_;
   RequestQueue queue_;
   size_t running_ = 0;
+  std::vector<char> instance_busy_;  // per instance: computing (on its thread or inline)
+  std::chrono::nanoseconds inline_below_;
+  // The runner's own time, measured here (what inlining would cost).
+  uint64_t runs_ = 0;
+  double run_ns_average_ = 0;
   bool closed_ = false;
   InferenceStatistics statistics_;
   std::vector<std::thread> threads_;
