@@ -118,6 +118,10 @@ def compare_wrk(inferlab, server, body, rounds, seconds):
     rows = []
     for concurrency in (1, 8):
         wrk_rounds, load_rounds = [], []
+        # Unrecorded: both clients and the server's connections warmed up.
+        run_wrk(server.url, body, concurrency, 2)
+        run_load(inferlab, [server.url, "--model", "add", "--body", "binary",
+                            "--concurrency", str(concurrency), "--duration", "2"])
         for _ in range(rounds):
             wrk_rounds.append(run_wrk(server.url, body, concurrency, seconds))
             load_rounds.append(run_load(inferlab, [server.url, "--model", "add", "--body", "binary",

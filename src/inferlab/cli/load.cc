@@ -135,9 +135,9 @@ int run_remote(const LoadFlags& flags) {
   const nlohmann::json metadata = nlohmann::json::parse(metadata_text, nullptr, false);
   if (metadata.is_discarded())
     fail(ErrorCode::kInvalidArgument, "model metadata of '{}' is not JSON", flags.model);
-  const loadgen::NamedTensors tensors =
-      loadgen::load_inputs(loadgen::inputs_from_metadata(metadata), flags.inputs_dir,
-                           parse_shape_flags(flags.shapes), flags.seed, nullptr);
+  const std::vector<model::ValueInfo> declared = loadgen::inputs_from_metadata(metadata);
+  const loadgen::NamedTensors tensors = loadgen::load_inputs(
+      declared, flags.inputs_dir, parse_shape_flags(flags.shapes), flags.seed, nullptr);
   const loadgen::InferBody body = loadgen::encode_infer_body(tensors, format);
   if (!flags.save_body.empty()) {
     save_body(flags.save_body, body);
@@ -162,7 +162,7 @@ int run_remote(const LoadFlags& flags) {
         {"header_length", body.header_length},
         {"summary",
          fmt::format("{} ({} bytes)", loadgen::body_format_name(format), body.bytes.size())}}}};
-  return finish(flags, std::move(report), result, loadgen::samples_per_request(tensors));
+  return finish(flags, std::move(report), result, loadgen::samples_per_request(declared, tensors));
 }
 
 int run_in_process(const LoadFlags& flags) {
@@ -188,7 +188,8 @@ int run_in_process(const LoadFlags& flags) {
                            {"instances", instances.count()},
                            {"threads_per_instance", instances.threads_per_instance()},
                            {"inputs", inputs_json(tensors)}};
-  return finish(flags, std::move(report), result, loadgen::samples_per_request(tensors));
+  return finish(flags, std::move(report), result,
+                loadgen::samples_per_request(instances.model(0).inputs(), tensors));
 }
 
 int run_load_command(const LoadFlags& flags) {

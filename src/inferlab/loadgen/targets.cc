@@ -115,8 +115,15 @@ NamedTensors load_inputs(const std::vector<model::ValueInfo>& declared,
   return tensors;
 }
 
-int64_t samples_per_request(const NamedTensors& inputs) {
+int64_t samples_per_request(const std::vector<model::ValueInfo>& declared,
+                            const NamedTensors& inputs) {
   if (inputs.empty() || inputs.front().second.shape().empty()) return 1;
+  // A fixed first dimension is part of one sample ([1000] is one vector);
+  // a dynamic one is the batch.
+  if (!declared.empty() && !declared.front().dims.empty() &&
+      declared.front().dims.front().is_static()) {
+    return 1;
+  }
   return inputs.front().second.shape().front();
 }
 

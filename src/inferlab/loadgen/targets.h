@@ -40,7 +40,9 @@ NamedTensors load_inputs(const std::vector<model::ValueInfo>& declared,
                          const std::string& inputs_dir, const std::map<std::string, Shape>& shapes,
                          uint64_t seed, const backends::ModelSource* source);
 
-// The batch: the first input's first dim (1 for a scalar or no input).
-int64_t samples_per_request(const NamedTensors& inputs);
+// The batch: the first input's first dim when the model declares it
+// dynamic; 1 when it is fixed (part of one sample), scalar or absent.
+int64_t samples_per_request(const std::vector<model::ValueInfo>& declared,
+                            const NamedTensors& inputs);
 
 }  // namespace inferlab::loadgen
