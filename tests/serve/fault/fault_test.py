@@ -1,0 +1,820 @@
+#!/usr/bin/python3
+"""The server under faults, nothing lost (issue 20, "Faults, nothing lost").
+
+Starts `inferlab serve` on a temporary repository of one-Add models
+(tools/serve/make_add_model.py: z = x + y over 1,000 float32) and drives
+10,000 requests from several threads over raw keep-alive sockets, mixing:
+
+  valid JSON and binary requests     200, z == numpy float32 x + y exactly, id echoed
+  clients killed mid-request         half the body sent then closed; the whole
+                                     request sent then closed before reading
+  malformed bodies                   bad JSON, wrong shape, wrong data count,
+                                     wrong binary_data_size, an
+                                     Inference-Header-Content-Length beyond the
+                                     body: 400; BYTES: 501
+  oversize bodies                    413 (--http-max-input-size 65536)
+  overload beyond the queue bound    200 or 503 (a model with max_queue_size 2)
+  queue timeouts                     200, 503 or 504 (request parameter timeout)
+  an unload mid-traffic, then load   requests to that model: 200, 404 or 503
+
+and asserts, never durations: the server is alive at the end; every request
+whose client stayed got exactly one complete HTTP answer (no close without an
+answer, no bytes beyond the answer); every status is one documented for its
+kind (docs/serve.md, "Errors"); every 200 carries the exact sums and its id;
+the mix produced at least one 503 and one 504. A second server with
+--queue-full-status 429 --retry-after-secs 3 checks 429 + Retry-After.
+Last, SIGTERM under load: 8 threads sending, the first server is signalled;
+every answer is 200 or 503 "shutting down"; a connection refused or closed
+with no byte of an answer after the signal is counted as "not accepted";
+a partial answer or a silent hang is a lost answer; the server exits 0
+within --exit-timeout-secs (10) + 10 s.
+
+  /usr/bin/python3 tests/serve/fault/fault_test.py --inferlab build/inferlab --source-dir .
+
+Registered as ctest serve.fault (src/inferlab/serve/CMakeLists.txt). Loopback
+only; servers killed in a finally block; the temporary directory removed.
+"""
+
+import argparse
+import collections
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+
+ELEMENTS = 1000
+MAX_INPUT = 65536
+EXIT_TIMEOUT = 10
+READ_TIMEOUT = 30.0  # a client waiting this long for an answer has lost it
+RETRY_AFTER = 3
+
+# Statuses allowed per kind (docs/serve.md "Errors", docs/errors.md). None: the
+# client leaves, no answer is expected.
+ALLOWED = {
+    "valid_json": {200},
+    "valid_binary": {200},
+    "killed_half_body": None,
+    "killed_before_read": None,
+    "bad_json": {400},
+    "wrong_shape": {400},
+    "wrong_data_count": {400},
+    "bytes_datatype": {501},
+    "wrong_binary_size": {400},
+    "header_length_beyond_body": {400},
+    "oversize": {413},
+    "overload": {200, 503},
+    "queue_timeout": {200, 503, 504},
+    "unloaded_model": {200, 404, 503},
+    "overload_429": {200, 429},
+}
+
+MIXED_KINDS = [  # (kind, weight) for the mixed senders
+    ("valid_json", 18), ("valid_binary", 22), ("killed_half_body", 5),
+    ("killed_before_read", 5), ("bad_json", 4), ("wrong_shape", 3), ("wrong_data_count", 2),
+    ("bytes_datatype", 3), ("wrong_binary_size", 4), ("header_length_beyond_body", 4),
+    ("oversize", 4), ("unloaded_model", 12),
+]
+PRESSURE_KINDS = [("overload", 10), ("queue_timeout", 10), ("killed_before_read", 1)]
+
+SMALL_QUEUE_CONFIG = """name: "add_small_queue"
+dynamic_batching { default_queue_policy { max_queue_size: 2 default_timeout_microseconds: 0 allow_timeout_override: true } }
+instance_group [{ count: 1 kind: KIND_CPU }]
+"""
+
+
+class NoAnswer(Exception):
+    """The connection ended or timed out before a complete answer."""
+
+    def __init__(self, what, partial):
+        super().__init__(what)
+        self.partial = partial  # some bytes of an answer had arrived
+
+
+class Response:
+    def __init__(self, status, headers, body):
+        self.status, self.headers, self.body = status, headers, body
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection on a raw socket."""
+
+    def __init__(self, port):
+        self.port = port
+        self.sock = None
+        self.buf = b""
+
+    def ensure(self):
+        if self.sock is None:
+            self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=READ_TIMEOUT)
+            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.buf = b""
+
+    def close(self, abortive=False):
+        if self.sock is not None:
+            if abortive:  # RST instead of FIN
+                self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            self.sock.close()
+            self.sock = None
+            self.buf = b""
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+    def _fill(self, got_any):
+        try:
+            chunk = self.sock.recv(65536)
+        except socket.timeout:
+            raise NoAnswer("no answer within %.0f s" % READ_TIMEOUT, got_any)
+        except OSError as e:
+            raise NoAnswer("connection error while reading: %s" % e, got_any)
+        if not chunk:
+            raise NoAnswer("connection closed", got_any)
+        self.buf += chunk
+
+    def read_response(self):
+        """One complete answer; NoAnswer otherwise. Returns (Response, extra)
+        where extra is whatever bytes followed the answer (must be none)."""
+        while b"\r\n\r\n" not in self.buf:
+            self._fill(bool(self.buf))
+        head, _, rest = self.buf.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        parts = lines[0].split(" ", 2)
+        if len(parts) < 2 or not parts[0].startswith("HTTP/1."):
+            raise NoAnswer("not an HTTP status line: %r" % lines[0][:80], True)
+        status = int(parts[1])
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if "content-length" not in headers:
+            raise NoAnswer("answer without Content-Length: %r" % head[:200], True)
+        length = int(headers["content-length"])
+        self.buf = rest
+        while len(self.buf) < length:
+            self._fill(True)
+        body, self.buf = self.buf[:length], self.buf[length:]
+        extra, self.buf = self.buf, b""
+        if headers.get("connection", "").lower() == "close":
+            self.close()
+        return Response(status, headers, body), extra
+
+    def trailing_bytes(self, wait=0.2):
+        """Bytes the server sends after the last answer (must be none)."""
+        if self.sock is None:
+            return b""
+        self.sock.settimeout(wait)
+        try:
+            data = self.sock.recv(65536)
+        except (socket.timeout, OSError):
+            data = b""
+        self.sock.settimeout(READ_TIMEOUT)
+        return data
+
+
+def http_request(path, body, content_type="application/json", header_length=None,
+                 content_length=None):
+    head = ["POST %s HTTP/1.1" % path, "Host: 127.0.0.1", "Content-Type: " + content_type,
+            "Content-Length: %d" % (len(body) if content_length is None else content_length)]
+    if header_length is not None:
+        head.append("Inference-Header-Content-Length: %d" % header_length)
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+
+
+def simple_request(port, method, path, body=b""):
+    """A one-off request on its own connection (repository and health calls)."""
+    conn = Connection(port)
+    try:
+        conn.ensure()
+        head = "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (
+            method, path, len(body))
+        conn.send(head.encode() + body)
+        return conn.read_response()[0]
+    finally:
+        conn.close()
+
+
+def inputs(rng):
+    x = rng.standard_normal(ELEMENTS).astype(np.float32)
+    y = rng.standard_normal(ELEMENTS).astype(np.float32)
+    return x, y
+
+
+def json_body(x, y, rid, parameters=None, xshape=None, xdata=None, datatype="FP32"):
+    request = {
+        "id": rid,
+        "inputs": [
+            {"name": "x", "shape": xshape or [ELEMENTS], "datatype": datatype,
+             "data": x.tolist() if xdata is None else xdata},
+            {"name": "y", "shape": [ELEMENTS], "datatype": "FP32", "data": y.tolist()},
+        ],
+    }
+    if parameters:
+        request["parameters"] = parameters
+    return json.dumps(request).encode()
+
+
+def binary_body(x, y, rid, parameters=None, sizes=(4 * ELEMENTS, 4 * ELEMENTS)):
+    params = {"binary_data_output": True}
+    params.update(parameters or {})
+    header = json.dumps({
+        "id": rid,
+        "inputs": [
+            {"name": "x", "shape": [ELEMENTS], "datatype": "FP32", "parameters": {"binary_data_size": sizes[0]}},
+            {"name": "y", "shape": [ELEMENTS], "datatype": "FP32", "parameters": {"binary_data_size": sizes[1]}},
+        ],
+        "parameters": params,
+    }).encode()
+    return header + x.tobytes() + y.tobytes(), len(header)
+
+
+def check_200(response, rid, x, y):
+    """None when the 200 carries the exact sums and the id, else what is wrong."""
+    expected = x + y  # float32 + float32 in numpy: the IEEE sum the engine computes
+    body = response.body
+    if "inference-header-content-length" in response.headers:
+        hlen = int(response.headers["inference-header-content-length"])
+        header = json.loads(body[:hlen])
+        raw = body[hlen:]
+        outputs = header.get("outputs", [])
+        if len(outputs) != 1 or outputs[0].get("name") != "z":
+            return "outputs %r" % outputs
+        size = outputs[0].get("parameters", {}).get("binary_data_size")
+        if size != 4 * ELEMENTS or len(raw) != size:
+            return "binary output of %r bytes (declared %r)" % (len(raw), size)
+        got = np.frombuffer(raw, dtype=np.float32)
+    else:
+        header = json.loads(body)
+        outputs = header.get("outputs", [])
+        if len(outputs) != 1 or outputs[0].get("name") != "z":
+            return "outputs %r" % [o.get("name") for o in outputs]
+        if outputs[0].get("datatype") != "FP32" or outputs[0].get("shape") != [ELEMENTS]:
+            return "output z is %s %s" % (outputs[0].get("datatype"), outputs[0].get("shape"))
+        got = np.array(outputs[0]["data"], dtype=np.float64).astype(np.float32)
+    if header.get("id") != rid:
+        return "id %r echoed for request %r" % (header.get("id"), rid)
+    if got.shape != expected.shape or not np.array_equal(got, expected):
+        bad = int(np.sum(got != expected)) if got.shape == expected.shape else -1
+        return "output z differs from numpy x + y (%d elements)" % bad
+    return None
+
+
+class Tally:
+    """Counts per kind and status, and the failures with their detail."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.counts = collections.defaultdict(collections.Counter)
+        self.failures = []
+
+    def count(self, kind, outcome):
+        with self.lock:
+            self.counts[kind][outcome] += 1
+
+    def fail(self, kind, message):
+        with self.lock:
+            self.counts[kind]["FAIL"] += 1
+            self.failures.append("%s: %s" % (kind, message))
+
+    def total(self, outcome=None):
+        with self.lock:
+            return sum(c[outcome] if outcome is not None else sum(c.values()) for c in self.counts.values())
+
+    def print_table(self, title):
+        with self.lock:
+            outcomes = sorted({o for c in self.counts.values() for o in c},
+                              key=lambda o: (isinstance(o, str), str(o)))
+            width = max([len(k) for k in self.counts] + [len("total")]) + 2
+            print(title)
+            print("  " + "kind".ljust(width) + "".join(str(o).rjust(max(7, len(str(o)) + 2)) for o in outcomes) + "    total")
+            totals = collections.Counter()
+            for kind in sorted(self.counts):
+                c = self.counts[kind]
+                totals.update(c)
+                print("  " + kind.ljust(width) + "".join(str(c[o]).rjust(max(7, len(str(o)) + 2)) for o in outcomes)
+                      + str(sum(c.values())).rjust(9))
+            print("  " + "total".ljust(width) + "".join(str(totals[o]).rjust(max(7, len(str(o)) + 2)) for o in outcomes)
+                  + str(sum(totals.values())).rjust(9))
+            sys.stdout.flush()
+
+
+class Server:
+    def __init__(self, inferlab, repository, workdir, name, extra):
+        self.portfile = os.path.join(workdir, name + ".json")
+        self.logpath = os.path.join(workdir, name + ".log")
+        self.log = open(self.logpath, "wb")
+        env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
+        self.proc = subprocess.Popen(
+            [inferlab, "serve", "--model-repository", repository, "--http-port", "0",
+             "--http-address", "127.0.0.1", "--json", self.portfile] + extra,
+            stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        deadline = time.monotonic() + 60
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError("server %s exited with %s before listening:\n%s" % (name, self.proc.returncode, self.log_tail()))
+            try:
+                with open(self.portfile) as f:
+                    self.port = int(json.load(f)["http_port"])
+                break
+            except (OSError, ValueError, KeyError):
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("server %s did not listen within 60 s:\n%s" % (name, self.log_tail()))
+            time.sleep(0.05)
+
+    def log_tail(self, lines=30):
+        self.log.flush()
+        try:
+            with open(self.logpath, "rb") as f:
+                return b"\n".join(f.read().splitlines()[-lines:]).decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+
+
+class Tickets:
+    """Hands out at most `total` request tickets, none after the deadline."""
+
+    def __init__(self, total, deadline):
+        self.lock = threading.Lock()
+        self.total, self.deadline, self.issued = total, deadline, 0
+        self.bound_reached = False
+
+    def take(self):
+        with self.lock:
+            if self.issued >= self.total:
+                return None
+            if time.monotonic() > self.deadline:
+                self.bound_reached = True
+                return None
+            self.issued += 1
+            return self.issued
+
+
+def exchange(conn, tally, kind, data, check=None):
+    """Sends one request and reads its answer on a keep-alive connection;
+    counts the status, or the failure (no answer, extra bytes, wrong status,
+    wrong outputs)."""
+    try:
+        conn.ensure()
+    except OSError as e:
+        tally.fail(kind, "cannot connect: %s" % e)
+        return None
+    try:
+        conn.send(data)
+    except OSError as e:
+        # The answer may still be there (the server answers, then closes).
+        pass_error = e
+    else:
+        pass_error = None
+    try:
+        response, extra = conn.read_response()
+    except NoAnswer as e:
+        conn.close()
+        tally.fail(kind, "no complete answer (%s%s%s)" % (e, ", partial answer" if e.partial else "",
+                                                         ", send failed: %s" % pass_error if pass_error else ""))
+        return None
+    if extra:
+        conn.close()
+        tally.fail(kind, "%d bytes after the answer (a second answer?): %r" % (len(extra), extra[:80]))
+    allowed = ALLOWED[kind]
+    if response.status not in allowed:
+        tally.fail(kind, "status %d, documented %s: %s" % (response.status, sorted(allowed), response.body[:200]))
+        return response
+    if response.status != 200:
+        try:
+            error = json.loads(response.body)
+            if not isinstance(error, dict) or not isinstance(error.get("error"), str):
+                raise ValueError
+        except ValueError:
+            tally.fail(kind, "status %d body is not {\"error\": ...}: %r" % (response.status, response.body[:200]))
+            return response
+    elif check is not None:
+        problem = check(response)
+        if problem:
+            tally.fail(kind, problem)
+            return response
+    tally.count(kind, response.status)
+    return response
+
+
+def run_kind(kind, conn, rng, tally, seq, port):
+    rid = "%s-%d" % (kind, seq)
+    x, y = inputs(rng)
+    infer = "/v2/models/add/infer"
+    if kind == "valid_json":
+        exchange(conn, tally, kind, http_request(infer, json_body(x, y, rid)),
+                 lambda r: check_200(r, rid, x, y))
+    elif kind == "valid_binary":
+        body, hlen = binary_body(x, y, rid)
+        exchange(conn, tally, kind, http_request(infer, body, "application/octet-stream", hlen),
+                 lambda r: check_200(r, rid, x, y))
+    elif kind in ("overload", "queue_timeout"):
+        params = {"timeout": rng.choice([1, 10, 100, 1000])} if kind == "queue_timeout" else {}
+        path = "/v2/models/add_small_queue/infer"
+        if rng.random() < 0.5:
+            body, hlen = binary_body(x, y, rid, params)
+            data = http_request(path, body, "application/octet-stream", hlen)
+        else:
+            data = http_request(path, json_body(x, y, rid, params))
+        exchange(conn, tally, kind, data, lambda r: check_200(r, rid, x, y))
+    elif kind == "unloaded_model":
+        exchange(conn, tally, kind, http_request("/v2/models/add_unload/infer", json_body(x, y, rid)),
+                 lambda r: check_200(r, rid, x, y))
+    elif kind in ("killed_half_body", "killed_before_read"):
+        model = rng.choice(["add", "add_small_queue"])
+        body, hlen = binary_body(x, y, rid)
+        data = http_request("/v2/models/%s/infer" % model, body, "application/octet-stream", hlen)
+        if kind == "killed_half_body":
+            data = data[:len(data) - len(body) // 2]
+        try:
+            conn.ensure()
+            conn.send(data)
+        except OSError as e:
+            tally.fail(kind, "cannot send: %s" % e)
+            conn.close()
+            return
+        conn.close(abortive=rng.random() < 0.3)
+        tally.count(kind, "client gone")
+    elif kind == "bad_json":
+        body = json_body(x, y, rid)
+        variant = rng.randrange(3)
+        if variant == 0:
+            body = body[:len(body) // 2]  # truncated
+        elif variant == 1:
+            body = b"{" + body  # not JSON
+        else:
+            body = b'{"id": "%s", "inputs": {"name": "x"}}' % rid.encode()  # inputs not an array
+        exchange(conn, tally, kind, http_request(infer, body))
+    elif kind == "wrong_shape":
+        exchange(conn, tally, kind, http_request(
+            infer, json_body(x[:ELEMENTS - 1], y, rid, xshape=[ELEMENTS - 1])))
+    elif kind == "wrong_data_count":
+        exchange(conn, tally, kind, http_request(infer, json_body(x, y, rid, xdata=x[:ELEMENTS - 1].tolist())))
+    elif kind == "bytes_datatype":
+        exchange(conn, tally, kind, http_request(
+            infer, json_body(x, y, rid, datatype="BYTES", xdata=["a"] * ELEMENTS)))
+    elif kind == "wrong_binary_size":
+        sizes = rng.choice([(4 * ELEMENTS - 4, 4 * ELEMENTS), (4 * ELEMENTS - 4, 4 * ELEMENTS + 4),
+                            (4 * ELEMENTS + 8, 4 * ELEMENTS)])
+        body, hlen = binary_body(x, y, rid, sizes=sizes)
+        exchange(conn, tally, kind, http_request(infer, body, "application/octet-stream", hlen))
+    elif kind == "header_length_beyond_body":
+        body, hlen = binary_body(x, y, rid)
+        exchange(conn, tally, kind, http_request(
+            infer, body, "application/octet-stream", len(body) + rng.choice([1, 100, 100000])))
+    elif kind == "oversize":
+        if rng.random() < 0.5:
+            body = json_body(np.zeros(9000, np.float32), y, rid, xshape=[9000])
+        else:
+            body = b"\0" * (MAX_INPUT + 1 + rng.randrange(20000))
+        assert len(body) > MAX_INPUT
+        exchange(conn, tally, kind, http_request(infer, body))
+    else:
+        raise AssertionError(kind)
+
+
+def sender(port, kinds, tickets, tally, seed, errors):
+    rng = _Rng(random.Random(seed), np.random.default_rng(seed))
+    names = [k for k, _ in kinds]
+    weights = [w for _, w in kinds]
+    conn = Connection(port)
+    try:
+        while True:
+            seq = tickets.take()
+            if seq is None:
+                break
+            kind = rng.rng.choices(names, weights)[0]
+            run_kind(kind, conn, rng, tally, seq, port)
+        extra = conn.trailing_bytes()
+        if extra:
+            tally.fail("connection", "%d bytes after the last answer: %r" % (len(extra), extra[:80]))
+    except Exception as e:  # a bug in the test itself: report, do not hang
+        errors.append("sender %d: %r" % (seed, e))
+        raise
+    finally:
+        conn.close()
+
+
+class _Rng:
+    """random.Random's choices plus numpy's float32 normals, one object."""
+
+    def __init__(self, rng, nrng):
+        self.rng, self.nrng = rng, nrng
+
+    def standard_normal(self, n):
+        return self.nrng.standard_normal(n)
+
+    def random(self):
+        return self.rng.random()
+
+    def choice(self, seq):
+        return self.rng.choice(seq)
+
+    def randrange(self, n):
+        return self.rng.randrange(n)
+
+
+def repository_cycle(port, tickets, tally, stop):
+    """Unloads add_unload at 20% and 60% of the requests, loads it back at 40%
+    and 80%: each call answers 200 (unload once its accepted requests are
+    answered)."""
+    for fraction, action in ((0.2, "unload"), (0.4, "load"), (0.6, "unload"), (0.8, "load")):
+        while not stop.is_set() and tickets.issued < fraction * tickets.total:
+            time.sleep(0.01)
+        if stop.is_set():
+            break
+        try:
+            response = simple_request(port, "POST", "/v2/repository/models/add_unload/" + action, b"{}")
+        except (OSError, NoAnswer) as e:
+            tally.fail("repository_" + action, "no answer: %s" % e)
+            continue
+        if response.status != 200:
+            tally.fail("repository_" + action, "status %d: %r" % (response.status, response.body[:200]))
+        else:
+            tally.count("repository_" + action, 200)
+
+
+def main_phase(server, total, bound, mixed_threads, pressure_threads, seed):
+    tally = Tally()
+    tickets = Tickets(total, time.monotonic() + bound)
+    errors = []
+    stop = threading.Event()
+    threads = [threading.Thread(target=sender, args=(server.port, MIXED_KINDS, tickets, tally, seed + i, errors))
+               for i in range(mixed_threads)]
+    threads += [threading.Thread(target=sender, args=(server.port, PRESSURE_KINDS, tickets, tally, seed + 100 + i, errors))
+                for i in range(pressure_threads)]
+    cycle = threading.Thread(target=repository_cycle, args=(server.port, tickets, tally, stop))
+    start = time.monotonic()
+    for t in threads + [cycle]:
+        t.start()
+    for t in threads:
+        t.join()
+    stop.set()
+    cycle.join()
+    return tally, tickets, errors, time.monotonic() - start
+
+
+def overload_429_phase(server, total, threads_count, seed):
+    """A second server with --queue-full-status 429: overload answers 200 or
+    429, each 429 with Retry-After: RETRY_AFTER."""
+    tally = Tally()
+    tickets = Tickets(total, time.monotonic() + 30)
+    errors = []
+
+    def run(i):
+        rng = _Rng(random.Random(seed + i), np.random.default_rng(seed + i))
+        conn = Connection(server.port)
+        try:
+            while True:
+                seq = tickets.take()
+                if seq is None:
+                    break
+                x, y = inputs(rng)
+                rid = "overload_429-%d" % seq
+                body, hlen = binary_body(x, y, rid)
+                response = exchange(conn, tally, "overload_429",
+                                    http_request("/v2/models/add_small_queue/infer", body,
+                                                 "application/octet-stream", hlen),
+                                    lambda r: check_200(r, rid, x, y))
+                if response is not None and response.status == 429:
+                    if response.headers.get("retry-after") != str(RETRY_AFTER):
+                        tally.fail("overload_429", "429 with Retry-After %r, expected %r" % (
+                            response.headers.get("retry-after"), str(RETRY_AFTER)))
+        except Exception as e:
+            errors.append("429 sender %d: %r" % (i, e))
+            raise
+        finally:
+            conn.close()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(threads_count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return tally, tickets, errors
+
+
+def sigterm_phase(server, threads_count, seed):
+    """8 threads sending valid requests; SIGTERM; every answer 200 or 503
+    "shutting down"; refused or closed with no answer after the signal: "not
+    accepted"; exit 0 within EXIT_TIMEOUT + 10 s."""
+    tally = Tally()
+    signalled = threading.Event()
+    answered = [0]
+    lock = threading.Lock()
+    errors = []
+
+    def run(i):
+        rng = _Rng(random.Random(seed + i), np.random.default_rng(seed + i))
+        conn = Connection(server.port)
+        n = 0
+        try:
+            while True:
+                n += 1
+                kind = "sigterm_json" if n % 2 else "sigterm_binary"
+                rid = "sigterm-%d-%d" % (i, n)
+                x, y = inputs(rng)
+                if kind == "sigterm_json":
+                    data = http_request("/v2/models/add/infer", json_body(x, y, rid))
+                else:
+                    body, hlen = binary_body(x, y, rid)
+                    data = http_request("/v2/models/add/infer", body, "application/octet-stream", hlen)
+                sent_after_signal = signalled.is_set()
+                try:
+                    conn.ensure()
+                except OSError as e:
+                    if signalled.is_set():
+                        tally.count(kind, "not accepted")
+                        return
+                    tally.fail(kind, "cannot connect before the signal: %s" % e)
+                    return
+                try:
+                    conn.send(data)
+                except OSError:
+                    pass  # read what there is
+                try:
+                    response, extra = conn.read_response()
+                except NoAnswer as e:
+                    conn.close()
+                    if signalled.is_set() and not e.partial and "no answer within" not in str(e):
+                        tally.count(kind, "not accepted")
+                        return
+                    tally.fail(kind, "lost answer (%s%s, request sent %s the signal)" % (
+                        e, ", partial" if e.partial else "", "after" if sent_after_signal else "before"))
+                    return
+                if extra:
+                    tally.fail(kind, "%d bytes after the answer: %r" % (len(extra), extra[:80]))
+                    conn.close()
+                if response.status == 200:
+                    problem = check_200(response, rid, x, y)
+                    if problem:
+                        tally.fail(kind, problem)
+                    else:
+                        tally.count(kind, 200)
+                elif response.status == 503 and signalled.is_set() and b"shutting down" in response.body:
+                    tally.count(kind, 503)
+                elif response.status == 503 and signalled.is_set():
+                    tally.fail(kind, "503 after the signal without docs/serve.md's \"the server is "
+                               "shutting down\" (every new inference once draining): %r" % response.body[:200])
+                else:
+                    tally.fail(kind, "status %d (%s the signal): %r" % (
+                        response.status, "after" if signalled.is_set() else "before", response.body[:200]))
+                with lock:
+                    answered[0] += 1
+        except Exception as e:
+            errors.append("sigterm sender %d: %r" % (i, e))
+            raise
+        finally:
+            conn.close()
+
+    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(threads_count)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 20
+    while answered[0] < 400 and time.monotonic() < deadline and all(t.is_alive() for t in threads):
+        time.sleep(0.01)
+    answered_before = answered[0]
+    signalled.set()
+    server.proc.send_signal(signal.SIGTERM)
+    try:
+        rc = server.proc.wait(timeout=EXIT_TIMEOUT + 10)
+    except subprocess.TimeoutExpired:
+        rc = None
+    for t in threads:
+        t.join(timeout=READ_TIMEOUT + 5)
+    if any(t.is_alive() for t in threads):
+        errors.append("a SIGTERM-phase sender did not finish")
+    return tally, rc, answered_before, errors
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--inferlab", required=True, help="the inferlab binary")
+    parser.add_argument("--source-dir", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
+    parser.add_argument("--requests", type=int, default=10000)
+    parser.add_argument("--bound", type=float, default=120.0, help="seconds the requests may take at most")
+    parser.add_argument("--mixed-threads", type=int, default=6)
+    parser.add_argument("--pressure-threads", type=int, default=12)
+    parser.add_argument("--seed", type=int, default=None)
+    args = parser.parse_args()
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
+    print("seed %d (--seed %d reproduces the mix)" % (seed, seed))
+    inferlab = os.path.abspath(args.inferlab)
+    workdir = tempfile.mkdtemp(prefix="inferlab-fault-")
+    servers = []
+    problems = []
+    try:
+        repo = os.path.join(workdir, "repo")
+        make_add = os.path.join(args.source_dir, "tools", "serve", "make_add_model.py")
+        for name in ("add", "add_small_queue", "add_unload"):
+            subprocess.run(["/usr/bin/python3", make_add, "--repository", repo, "--name", name], check=True)
+        with open(os.path.join(repo, "add_small_queue", "config.pbtxt"), "w") as f:
+            f.write(SMALL_QUEUE_CONFIG)
+
+        wall = time.monotonic()
+        server = Server(inferlab, repo, workdir, "server", [
+            "--model-control-mode", "explicit", "--load-model", "add", "--load-model", "add_small_queue",
+            "--load-model", "add_unload", "--http-max-input-size", str(MAX_INPUT),
+            "--exit-timeout-secs", str(EXIT_TIMEOUT)])
+        servers.append(server)
+
+        # 1. 10,000 requests of every kind.
+        tally, tickets, errors, seconds = main_phase(server, args.requests, args.bound,
+                                                     args.mixed_threads, args.pressure_threads, seed)
+        tally.print_table("faults: %d requests, %d mixed + %d pressure threads (%.1f s, not asserted)" % (
+            tickets.issued, args.mixed_threads, args.pressure_threads, seconds))
+        problems += errors + tally.failures
+        if tickets.bound_reached:
+            problems.append("bound reached: only %d of %d requests sent within %.0f s" % (
+                tickets.issued, args.requests, args.bound))
+        if server.proc.poll() is not None:
+            problems.append("the server died during the faults (exit status %s)" % server.proc.returncode)
+        else:
+            live = simple_request(server.port, "GET", "/v2/health/live")
+            if live.status != 200:
+                problems.append("health/live after the faults: %d" % live.status)
+            for model in ("add", "add_small_queue", "add_unload"):
+                ready = simple_request(server.port, "GET", "/v2/models/%s/ready" % model)
+                if ready.status != 200:
+                    problems.append("model %s not ready after the faults: %d %r" % (model, ready.status, ready.body))
+        overload = tally.counts["overload"][503] + tally.counts["queue_timeout"][503]
+        timeouts = tally.counts["queue_timeout"][504]
+        if overload == 0:
+            problems.append("the mix produced no 503 (overload beyond the queue bound)")
+        if timeouts == 0:
+            problems.append("the mix produced no 504 (queue timeout)")
+        if tally.counts["unloaded_model"][404] + tally.counts["unloaded_model"][503] == 0:
+            print("note: no request reached add_unload while it was unloaded")
+        if tickets.bound_reached or problems:
+            raise SystemExit(1)
+
+        # 2. 429 + Retry-After on a second server.
+        server429 = Server(inferlab, repo, workdir, "server429", [
+            "--model-control-mode", "explicit", "--load-model", "add_small_queue",
+            "--queue-full-status", "429", "--retry-after-secs", str(RETRY_AFTER),
+            "--exit-timeout-secs", str(EXIT_TIMEOUT)])
+        servers.append(server429)
+        tally429, tickets429, errors = overload_429_phase(server429, 1500, 12, seed + 1000)
+        tally429.print_table("overload with --queue-full-status 429 --retry-after-secs %d" % RETRY_AFTER)
+        problems += errors + tally429.failures
+        if tally429.counts["overload_429"][429] == 0:
+            problems.append("the 429 phase produced no 429")
+        if tickets429.bound_reached:
+            problems.append("the 429 phase did not finish within 30 s")
+        server429.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = server429.proc.wait(timeout=EXIT_TIMEOUT + 10)
+            if rc != 0:
+                problems.append("the 429 server exited with %s on SIGTERM" % rc)
+        except subprocess.TimeoutExpired:
+            problems.append("the 429 server did not exit within %d s of SIGTERM" % (EXIT_TIMEOUT + 10))
+
+        # 3. SIGTERM under load on the first server, after all its faults.
+        if server.proc.poll() is not None:
+            problems.append("the server died before the SIGTERM phase (exit status %s)" % server.proc.returncode)
+        else:
+            tally_term, rc, before, errors = sigterm_phase(server, 8, seed + 2000)
+            tally_term.print_table("SIGTERM under load: 8 threads, signal after %d answers" % before)
+            problems += errors + tally_term.failures
+            if rc is None:
+                problems.append("the server did not exit within --exit-timeout-secs %d + 10 s of SIGTERM" % EXIT_TIMEOUT)
+            elif rc != 0:
+                problems.append("the server exited with status %d after SIGTERM" % rc)
+            else:
+                print("server exited 0 after SIGTERM")
+        print("wall time %.1f s (not asserted)" % (time.monotonic() - wall))
+    except SystemExit:
+        pass
+    finally:
+        for s in servers:
+            s.kill()
+        if problems:
+            print("\nFAILED: %d problem(s)" % len(problems))
+            for p in problems[:40]:
+                print("  " + p)
+            if len(problems) > 40:
+                print("  ... and %d more" % (len(problems) - 40))
+            for s in servers:
+                print("\nlast lines of %s:\n%s" % (os.path.basename(s.logpath), s.log_tail()))
+        shutil.rmtree(workdir, ignore_errors=True)
+    if problems:
+        sys.exit(1)
+    print("PASSED")
+
+
+if __name__ == "__main__":
+    main()
