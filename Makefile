@@ -7,9 +7,10 @@ FUZZ_BUILD_DIR ?= build-fuzz
 JOBS ?= $(shell nproc)
 CACHE_DIR ?= $(HOME)/.cache/inferlab
 FUZZ_SECONDS ?= 600
+SOAK_MINUTES ?= 10
 export INFERLAB_CACHE := $(CACHE_DIR)
 
-.PHONY: all install build demo test bench asan fuzz models conformance-report clean
+.PHONY: all install build demo test bench asan fuzz soak models conformance-report clean
 
 all: build
 
@@ -52,6 +53,11 @@ fuzz: install
 	@cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target fuzz_model fuzz_infer_request
 	@bash tools/run_fuzz.sh $(FUZZ_BUILD_DIR)/fuzz_model $(FUZZ_SECONDS)
 	@bash tools/run_fuzz.sh $(FUZZ_BUILD_DIR)/fuzz_infer_request $(FUZZ_SECONDS)
+
+# The server's resident memory under SOAK_MINUTES of steady load (issue 20):
+# fails when it grew by 10 MB or more from minute 1. Never part of `make test`.
+soak: build
+	@/usr/bin/python3 tools/serve/soak.py --inferlab $(BUILD_DIR)/inferlab --minutes $(SOAK_MINUTES)
 
 conformance-report: build
 	@$(BUILD_DIR)/conformance_runner --data-dir /usr/share/libonnx-testdata/data \
