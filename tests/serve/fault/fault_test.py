@@ -331,7 +331,8 @@ class Server:
             time.sleep(0.05)
 
     def log_tail(self, lines=30):
-        self.log.flush()
+        if not self.log.closed:
+            self.log.flush()
         try:
             with open(self.logpath, "rb") as f:
                 return b"\n".join(f.read().splitlines()[-lines:]).decode("utf-8", "replace")
@@ -800,17 +801,19 @@ def main():
     except SystemExit:
         pass
     finally:
-        for s in servers:
-            s.kill()
-        if problems:
-            print("\nFAILED: %d problem(s)" % len(problems))
-            for p in problems[:40]:
-                print("  " + p)
-            if len(problems) > 40:
-                print("  ... and %d more" % (len(problems) - 40))
+        try:
             for s in servers:
-                print("\nlast lines of %s:\n%s" % (os.path.basename(s.logpath), s.log_tail()))
-        shutil.rmtree(workdir, ignore_errors=True)
+                s.kill()
+            if problems:
+                print("\nFAILED: %d problem(s)" % len(problems))
+                for p in problems[:40]:
+                    print("  " + p)
+                if len(problems) > 40:
+                    print("  ... and %d more" % (len(problems) - 40))
+                for s in servers:
+                    print("\nlast lines of %s:\n%s" % (os.path.basename(s.logpath), s.log_tail()))
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
     if problems:
         sys.exit(1)
     print("PASSED")
