@@ -89,8 +89,13 @@ HttpResponse queue_full(const ServedModel& served, const InferSettings& settings
 
 }  // namespace
 
+HttpResponse shutting_down_response() {
+  return error_response(503, "the server is shutting down: no new inferences");
+}
+
 void handle_infer(const ModelManager& models, const Route& route, HttpRequest request,
-                  Responder respond, const InferSettings& settings) {
+                  Responder respond, const InferSettings& settings,
+                  const std::atomic<bool>& draining) {
   try {
     const std::optional<size_t> header_length = header_length_of(request);
     InferRequest decoded = decode_infer_request(request.body, header_length, settings.limits);
@@ -129,7 +134,9 @@ void handle_infer(const ModelManager& models, const Route& route, HttpRequest re
           }
         });
   } catch (const Error& error) {
-    respond(error_response(error));
+    const bool retired =
+        error.code() == ErrorCode::kNotFound || error.code() == ErrorCode::kUnavailable;
+    respond(retired && draining.load() ? shutting_down_response() : error_response(error));
   }
 }
 

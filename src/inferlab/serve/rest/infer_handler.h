@@ -4,6 +4,8 @@
 // takes its request out of the queue.
 #pragma once
 
+#include <atomic>
+
 #include "inferlab/serve/http/http_server.h"
 #include "inferlab/serve/manager/model_manager.h"
 #include "inferlab/serve/protocol/infer_request.h"
@@ -18,7 +20,14 @@ struct InferSettings {
   int retry_after_seconds = 1;
 };
 
+// `draining`: the server is shutting down. A request that races the drain
+// (its model retired between the server's check and the lookup) gets the
+// same answer as one refused at the door.
 void handle_infer(const ModelManager& models, const Route& route, HttpRequest request,
-                  Responder respond, const InferSettings& settings);
+                  Responder respond, const InferSettings& settings,
+                  const std::atomic<bool>& draining);
+
+// 503 "the server is shutting down": every inference once a drain began.
+HttpResponse shutting_down_response();
 
 }  // namespace inferlab::serve

@@ -199,10 +199,8 @@ void InferenceServer::handle(HttpRequest request, Responder respond) {
       return respond(json_response(is_ready ? 200 : 400, {{"ready", is_ready}}));
     }
     case RouteKind::kInfer:
-      if (draining_.load()) {
-        return respond(error_response(503, "the server is shutting down: no new inferences"));
-      }
-      return handle_infer(*models_, route, std::move(request), respond, options_.infer);
+      if (draining_.load()) return respond(shutting_down_response());
+      return handle_infer(*models_, route, std::move(request), respond, options_.infer, draining_);
     case RouteKind::kRepositoryIndex:
     case RouteKind::kRepositoryLoad:
     case RouteKind::kRepositoryUnload:
