@@ -66,6 +66,7 @@ TEST(ClosedLoop, SendsExactlyTheRequestsAskedFor) {
   EXPECT_EQ(result.requests, 100);
   EXPECT_EQ(result.successes, 100);
   EXPECT_EQ(result.latency_ms.size(), 100u);
+  EXPECT_EQ(result.window_replies, 100);  // by count, every reply is in the window
   EXPECT_TRUE(result.errors.empty());
   EXPECT_EQ(result.senders, 4);
   EXPECT_GT(result.window_s, 0);
@@ -113,6 +114,23 @@ TEST(ClosedLoop, StopsAfterTheDuration) {
   EXPECT_GT(result.requests, 0);
   EXPECT_EQ(result.requests, script.sent.load());
   EXPECT_LE(result.requests, 2 * 50 + 2);  // 2 senders, >= 2 ms each, over 0.1 s
+}
+
+TEST(ClosedLoop, AReplyAfterTheWindowIsCountedButDoesNotStretchIt) {
+  // One request sent at the start of a 0.1 s window answers after >= 150 ms:
+  // it is a measured request (never dropped) but not a reply inside the
+  // window, whose length stays the duration.
+  Script script;
+  script.sleep = 150ms;
+  LoadOptions options;
+  options.warmup_s = 0;
+  options.duration_s = 0.1;
+  const LoadResult result = run_load(options, scripted(script));
+  EXPECT_EQ(result.requests, 1);
+  EXPECT_EQ(result.successes, 1);
+  EXPECT_EQ(result.window_replies, 0);
+  EXPECT_DOUBLE_EQ(result.window_s, 0.1);
+  EXPECT_EQ(result_json(result, 1)["throughput"]["requests_per_s"], 0.0);
 }
 
 TEST(OpenLoop, CountsLatencyFromTheScheduleNotFromTheSend) {

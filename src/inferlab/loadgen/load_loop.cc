@@ -67,6 +67,10 @@ void record(Shared& shared, Sender& sender, Outcome& outcome, double latency_ms,
     sender.tally.error_details.try_emplace(outcome.error, std::move(outcome.detail));
   }
   sender.last_reply = std::max(sender.last_reply, replied);
+  if (shared.options.requests > 0 || replied <= shared.end) {
+    ++sender.tally.window_replies;
+    if (outcome.ok) ++sender.tally.window_successes;
+  }
   shared.measured.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -110,14 +114,16 @@ void check_options(const LoadOptions& options) {
          "load: the warm-up must be >= 0 s, the duration > 0 s, the requests >= 0");
 }
 
-LoadResult merge(std::vector<Sender>& senders, Clock::time_point warm_end,
-                 Clock::time_point finished) {
+LoadResult merge(std::vector<Sender>& senders, const LoadOptions& options,
+                 Clock::time_point warm_end, Clock::time_point finished) {
   LoadResult result;
   Clock::time_point last_reply = warm_end;
   for (Sender& sender : senders) {
     LoadResult& tally = sender.tally;
     result.requests += tally.requests;
     result.successes += tally.successes;
+    result.window_replies += tally.window_replies;
+    result.window_successes += tally.window_successes;
     for (const auto& [key, count] : tally.errors) result.errors[key] += count;
     for (auto& [key, detail] : tally.error_details) result.error_details.try_emplace(key, detail);
     result.latency_ms.insert(result.latency_ms.end(), tally.latency_ms.begin(),
@@ -128,8 +134,10 @@ LoadResult merge(std::vector<Sender>& senders, Clock::time_point warm_end,
     if (tally.requests > 0) last_reply = std::max(last_reply, sender.last_reply);
   }
   result.window_s =
-      std::chrono::duration<double>((result.requests > 0 ? last_reply : finished) - warm_end)
-          .count();
+      options.requests > 0
+          ? std::chrono::duration<double>((result.requests > 0 ? last_reply : finished) - warm_end)
+                .count()
+          : options.duration_s;
   result.senders = static_cast<int>(senders.size());
   return result;
 }
@@ -207,7 +215,7 @@ LoadResult run_load(const LoadOptions& options, const ChannelFactory& make_chann
   for (std::thread& thread : threads) thread.join();
   for (const Sender& sender : senders)
     if (sender.error) std::rethrow_exception(sender.error);
-  LoadResult result = merge(senders, shared.warm_end, finished);
+  LoadResult result = merge(senders, options, shared.warm_end, finished);
   result.cpu_s = cpu_end - cpu_start;
   return result;
 }

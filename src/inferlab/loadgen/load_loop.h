@@ -60,7 +60,13 @@ struct LoadResult {
   std::map<std::string, std::string> error_details;  // the first detail per key
   std::vector<double> latency_ms;                    // successful requests only
   std::vector<double> send_lag_ms;                   // open loop: send time - scheduled time
-  double window_s = 0;                               // end of warm-up to the last measured reply
+  // Throughput is window_replies / window_s. By duration: the replies that
+  // came inside the measured window, over its length (a reply still awaited
+  // at its end, even one that times out 30 s later, cannot stretch it). By
+  // count: every measured reply, from the end of warm-up to the last one.
+  double window_s = 0;
+  int64_t window_replies = 0;
+  int64_t window_successes = 0;
   double cpu_s = 0;  // this process's user + system CPU over the window
   int64_t connections_opened = 0;
   int senders = 0;  // threads that sent

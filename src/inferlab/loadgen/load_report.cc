@@ -60,7 +60,7 @@ void print_settings(std::FILE* out, const nlohmann::json& report) {
 
 nlohmann::json result_json(const LoadResult& result, int64_t samples_per_request) {
   const double window_s = result.window_s > 0 ? result.window_s : 1e-9;
-  const double successes_per_s = static_cast<double>(result.successes) / window_s;
+  const double successes_per_s = static_cast<double>(result.window_successes) / window_s;
   nlohmann::json json = {
       {"requests", result.requests},
       {"successes", result.successes},
@@ -68,7 +68,9 @@ nlohmann::json result_json(const LoadResult& result, int64_t samples_per_request
       {"error_details", result.error_details},
       {"window_s", result.window_s},
       {"throughput",
-       {{"requests_per_s", static_cast<double>(result.requests) / window_s},
+       {{"requests_per_s", static_cast<double>(result.window_replies) / window_s},
+        {"window_replies", result.window_replies},
+        {"window_successes", result.window_successes},
         {"successes_per_s", successes_per_s},
         {"samples_per_s", successes_per_s * static_cast<double>(samples_per_request)},
         {"samples_per_request", samples_per_request}}},
@@ -89,8 +91,10 @@ void print_report(std::FILE* out, const nlohmann::json& report) {
   const nlohmann::json& result = report["result"];
   const int64_t requests = result["requests"].get<int64_t>();
   const int64_t successes = result["successes"].get<int64_t>();
-  fmt::print(out, "requests    {} in {:.3f} s: {} ok, {} errors\n", requests,
-             result["window_s"].get<double>(), successes, requests - successes);
+  fmt::print(out, "requests    {}: {} ok, {} errors ({} replies inside the {:.3f} s window)\n",
+             requests, successes, requests - successes,
+             result["throughput"]["window_replies"].get<int64_t>(),
+             result["window_s"].get<double>());
   const nlohmann::json& throughput = result["throughput"];
   fmt::print(out, "throughput  {:.1f} req/s ({:.1f} ok/s), {:.1f} samples/s\n",
              throughput["requests_per_s"].get<double>(),

@@ -13,7 +13,9 @@
 namespace inferlab::loadgen {
 
 // {"requests", "successes", "errors", "error_details", "window_s",
-//  "throughput": {"requests_per_s", "successes_per_s", "samples_per_s"},
+//  "throughput": {"requests_per_s", "successes_per_s", "samples_per_s",
+//  "window_replies", "window_successes", "samples_per_request"} (over the
+//  replies inside the window: LoadResult::window_s),
 //  "latency_ms": {count, p50, p90, p95, p99, p999 (null under 1,000
 //  samples), mean, stddev, min, max} (successful requests; null when none),
 //  "send_lag_ms" (open loop), "client_cpu": {"seconds", "percent_of_core",
