@@ -105,9 +105,9 @@ std::shared_ptr<ServedModel> ServedModel::load(backends::BackendRegistry& regist
     served->instance_down_.assign(static_cast<size_t>(count), 0);
     ServedModel* self = served.get();
     served->scheduler_ = std::make_unique<Scheduler>(
-        served->label_, queue, count, [self](int instance, Job& job, JobResult& result) {
-          self->run_job(instance, job, result);
-        });
+        served->label_, queue, count,
+        [self](int instance, Job& job, JobResult& result) { self->run_job(instance, job, result); },
+        defaults.inline_below);
   } catch (const Error& error) {
     fail(error.code(), "{}: {}", served->label_, error.what());
   }

@@ -27,6 +27,9 @@ struct LoadDefaults {
   // First and last wait between restarts of a worker that died.
   std::chrono::milliseconds restart_backoff_first{100};
   std::chrono::milliseconds restart_backoff_max{std::chrono::seconds(10)};
+  // Requests of a model computing faster than this on average may run on
+  // the I/O thread that read them (Scheduler::run_inline); 0: never.
+  std::chrono::microseconds inline_below{100};
 };
 
 class ServedModel {
