@@ -168,6 +168,8 @@ def main():
     parser.add_argument("--seconds", type=float, default=5)
     parser.add_argument("--instances", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--parts", default="wrk,overhead,saturation",
+                        help="which measurements, comma-separated (default all three)")
     parser.add_argument("--json", help="write every figure to this file")
     args = parser.parse_args()
     scratch = tempfile.mkdtemp(prefix="inferlab-serve-bench")
@@ -179,30 +181,36 @@ def main():
             subprocess.run([args.inferlab, "load", server.url, "--model", "add", "--body", "binary",
                             "--save-body", body], check=True, capture_output=True)
             seconds = int(args.seconds)
-            report = {"cpu": cpu_name(), "cores": os.cpu_count(), "rounds": args.rounds,
-                      "wrk": compare_wrk(args.inferlab, server, body, args.rounds, seconds),
-                      "overhead": overhead(args.inferlab, server,
-                                           os.path.join(repo, "add/1/model.onnx"), args.rounds,
-                                           args.seconds),
-                      "saturation": saturation(args.inferlab, server, args.instances, args.threads,
-                                               args.rounds, args.seconds)}
+            parts = args.parts.split(",")
+            report = {"cpu": cpu_name(), "cores": os.cpu_count(), "rounds": args.rounds}
+            if "wrk" in parts:
+                report["wrk"] = compare_wrk(args.inferlab, server, body, args.rounds, seconds)
+            if "overhead" in parts:
+                report["overhead"] = overhead(args.inferlab, server,
+                                              os.path.join(repo, "add/1/model.onnx"), args.rounds,
+                                              args.seconds)
+            if "saturation" in parts:
+                report["saturation"] = saturation(args.inferlab, server, args.instances,
+                                                  args.threads, args.rounds, args.seconds)
         finally:
             server.stop()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print(f"CPU: {report['cpu']}, {report['cores']} cores; {args.rounds} rounds, medians")
-    for row in report["wrk"]:
+    for row in report.get("wrk", []):
         print(f"wrk/load at concurrency {row['concurrency']}: throughput "
               f"{median_of(row['wrk'], 'rps'):.0f}/{median_of(row['load'], 'rps'):.0f} req/s = "
               f"{row['throughput_ratio']:.3f}, P50 {median_of(row['wrk'], 'p50_ms') * 1e3:.0f}/"
               f"{median_of(row['load'], 'p50_ms') * 1e3:.0f} us = {row['p50_ratio']:.3f}")
-    o = report["overhead"]
-    print(f"overhead over in-process (P50 {o['in_process_p50_ms'] * 1e3:.1f} us): binary "
-          f"{o['binary_overhead_us']:.1f} us, JSON {o['json_overhead_us']:.1f} us")
-    s = report["saturation"]
-    print(f"mobilenet_v2 concurrency 8: server {median_of(s['server'], 'samples_per_s'):.1f} / "
-          f"in-process {median_of(s['in_process'], 'samples_per_s'):.1f} samples/s = {s['ratio']:.3f}; "
-          f"P99 {s['server_p99_ms']:.1f} / {s['in_process_p99_ms']:.1f} ms")
+    o = report.get("overhead")
+    if o:
+        print(f"overhead over in-process (P50 {o['in_process_p50_ms'] * 1e3:.1f} us): binary "
+              f"{o['binary_overhead_us']:.1f} us, JSON {o['json_overhead_us']:.1f} us")
+    s = report.get("saturation")
+    if s:
+        print(f"mobilenet_v2 concurrency 8: server {median_of(s['server'], 'samples_per_s'):.1f} / "
+              f"in-process {median_of(s['in_process'], 'samples_per_s'):.1f} samples/s = "
+              f"{s['ratio']:.3f}; P99 {s['server_p99_ms']:.1f} / {s['in_process_p99_ms']:.1f} ms")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=2)
