@@ -13,30 +13,37 @@ Starts `inferlab serve` on a temporary repository of one-Add models
                                      Inference-Header-Content-Length beyond the
                                      body: 400; BYTES: 501
   oversize bodies                    413 (--http-max-input-size 65536)
-  overload beyond the queue bound    200 or 503 (a model with max_queue_size 2)
-  queue timeouts                     200, 503 or 504 (request parameter timeout)
+  overload beyond the queue bound    200, 503, or 504 (a model with max_queue_size 2
+                                     and a default queue timeout of 500 us)
+  queue timeouts                     200, 503 or 504 (request parameter timeout
+                                     1 to 1000 us, under the default when shorter)
   an unload mid-traffic, then load   requests to that model: 200, 404 or 503
 
 and asserts, never durations: the server is alive at the end; every request
 whose client stayed got exactly one complete HTTP answer (no close without an
 answer, no bytes beyond the answer); every status is one documented for its
 kind (docs/serve.md, "Errors"); every 200 carries the exact sums and its id;
-the mix produced at least one 503 and one 504. A second server with
+the mix produced at least one 503 and one 504; the server's access log
+(--access-log) shows no 500. A second server with
 --queue-full-status 429 --retry-after-secs 3 checks 429 + Retry-After.
 Last, SIGTERM under load: 8 threads sending, the first server is signalled;
 every answer is 200 or 503 "shutting down"; a connection refused or closed
 with no byte of an answer after the signal is counted as "not accepted";
-a partial answer or a silent hang is a lost answer; the server exits 0
-within --exit-timeout-secs (10) + 10 s.
+a partial answer or a silent hang is a lost answer; the access log shows
+exactly as many inference answers in this phase as the clients received (so
+a close counted as "not accepted" did not swallow an answer); the server
+exits 0 within --exit-timeout-secs (10) + 10 s.
 
   /usr/bin/python3 tests/serve/fault/fault_test.py --inferlab build/inferlab --source-dir .
 
 Registered as ctest serve.fault (src/inferlab/serve/CMakeLists.txt). Loopback
-only; servers killed in a finally block; the temporary directory removed.
+only; servers killed in a finally block (and by PR_SET_PDEATHSIG if this
+test is killed); the temporary directory removed.
 """
 
 import argparse
 import collections
+import ctypes
 import json
 import os
 import random
@@ -71,10 +78,10 @@ ALLOWED = {
     "wrong_binary_size": {400},
     "header_length_beyond_body": {400},
     "oversize": {413},
-    "overload": {200, 503},
+    "overload": {200, 503, 504},  # 504: the config's default timeout passed
     "queue_timeout": {200, 503, 504},
     "unloaded_model": {200, 404, 503},
-    "overload_429": {200, 429},
+    "overload_429": {200, 429, 504},
 }
 
 MIXED_KINDS = [  # (kind, weight) for the mixed senders
@@ -86,7 +93,7 @@ MIXED_KINDS = [  # (kind, weight) for the mixed senders
 PRESSURE_KINDS = [("overload", 10), ("queue_timeout", 10), ("killed_before_read", 1)]
 
 SMALL_QUEUE_CONFIG = """name: "add_small_queue"
-dynamic_batching { default_queue_policy { max_queue_size: 2 default_timeout_microseconds: 0 allow_timeout_override: true } }
+dynamic_batching { default_queue_policy { max_queue_size: 2 default_timeout_microseconds: 500 allow_timeout_override: true } }
 instance_group [{ count: 1 kind: KIND_CPU }]
 """
 
@@ -306,6 +313,17 @@ class Tally:
             sys.stdout.flush()
 
 
+_LIBC = ctypes.CDLL(None, use_errno=True)
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent():
+    """In the server's child process before exec: SIGKILL it when this test
+    dies, so a test killed by ctest's TIMEOUT (where `finally` never runs)
+    leaves no server behind. Servers start while no sender thread runs."""
+    _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
 class Server:
     def __init__(self, inferlab, repository, workdir, name, extra):
         self.portfile = os.path.join(workdir, name + ".json")
@@ -315,7 +333,7 @@ class Server:
         self.proc = subprocess.Popen(
             [inferlab, "serve", "--model-repository", repository, "--http-port", "0",
              "--http-address", "127.0.0.1", "--json", self.portfile] + extra,
-            stdout=self.log, stderr=subprocess.STDOUT, env=env)
+            stdout=self.log, stderr=subprocess.STDOUT, env=env, preexec_fn=die_with_parent)
         deadline = time.monotonic() + 60
         while True:
             if self.proc.poll() is not None:
@@ -549,6 +567,42 @@ def repository_cycle(port, tickets, tally, stop):
             tally.count("repository_" + action, 200)
 
 
+def access_log_problems(server):
+    """The server's own view of the faults (--access-log): its statuses, and
+    no 500 (a handler that threw) among them."""
+    statuses = collections.Counter()
+    with open(server.logpath, "rb") as f:
+        for line in f:
+            fields = line.decode("utf-8", "replace").split('"')
+            if line.startswith(b"A ") and len(fields) == 3 and fields[2].split():
+                statuses[fields[2].split()[0]] += 1
+    print("access log statuses: " + ", ".join("%s %d" % kv for kv in sorted(statuses.items())))
+    if not statuses:
+        return ["the access log has no request lines"]
+    return ["the access log shows %d answers with status 500" % statuses["500"]] if statuses["500"] else []
+
+
+def sigterm_log_problems(server, offset, tally):
+    """The server's side of "none lost": the inference answers its access log
+    shows from `offset` on (the SIGTERM phase alone sends inferences to this
+    server then) are exactly the answers its clients received. More would
+    mean an answer the server gave never reached its client, e.g. a
+    connection closed under it, which the clients counted as not accepted."""
+    server.log.flush()
+    logged = 0
+    with open(server.logpath, "rb") as f:
+        f.seek(offset)
+        for line in f:
+            if line.startswith(b"A ") and b'"POST /v2/models/add/infer"' in line:
+                logged += 1
+    received = sum(tally.counts[kind][status] for kind in tally.counts for status in (200, 503))
+    print("SIGTERM phase: the server logged %d inference answers, its clients received %d" % (logged, received))
+    if logged != received:
+        return ["SIGTERM phase: the access log shows %d inference answers, the clients received %d" % (
+            logged, received)]
+    return []
+
+
 def main_phase(server, total, bound, mixed_threads, pressure_threads, seed):
     tally = Tally()
     tickets = Tickets(total, time.monotonic() + bound)
@@ -570,8 +624,8 @@ def main_phase(server, total, bound, mixed_threads, pressure_threads, seed):
 
 
 def overload_429_phase(server, total, threads_count, seed):
-    """A second server with --queue-full-status 429: overload answers 200 or
-    429, each 429 with Retry-After: RETRY_AFTER."""
+    """A second server with --queue-full-status 429: overload answers 200,
+    429 (each with Retry-After: RETRY_AFTER) or 504 (the default timeout)."""
     tally = Tally()
     tickets = Tickets(total, time.monotonic() + 30)
     errors = []
@@ -730,7 +784,7 @@ def main():
         server = Server(inferlab, repo, workdir, "server", [
             "--model-control-mode", "explicit", "--load-model", "add", "--load-model", "add_small_queue",
             "--load-model", "add_unload", "--http-max-input-size", str(MAX_INPUT),
-            "--exit-timeout-secs", str(EXIT_TIMEOUT)])
+            "--exit-timeout-secs", str(EXIT_TIMEOUT), "--access-log"])
         servers.append(server)
 
         # 1. 10,000 requests of every kind.
@@ -760,6 +814,7 @@ def main():
             problems.append("the mix produced no 504 (queue timeout)")
         if tally.counts["unloaded_model"][404] + tally.counts["unloaded_model"][503] == 0:
             print("note: no request reached add_unload while it was unloaded")
+        problems += access_log_problems(server)
         if tickets.bound_reached or problems:
             raise SystemExit(1)
 
@@ -788,9 +843,12 @@ def main():
         if server.proc.poll() is not None:
             problems.append("the server died before the SIGTERM phase (exit status %s)" % server.proc.returncode)
         else:
+            server.log.flush()
+            log_offset = os.path.getsize(server.logpath)
             tally_term, rc, before, errors = sigterm_phase(server, 8, seed + 2000)
             tally_term.print_table("SIGTERM under load: 8 threads, signal after %d answers" % before)
             problems += errors + tally_term.failures
+            problems += sigterm_log_problems(server, log_offset, tally_term)
             if rc is None:
                 problems.append("the server did not exit within --exit-timeout-secs %d + 10 s of SIGTERM" % EXIT_TIMEOUT)
             elif rc != 0:
