@@ -3,27 +3,36 @@
 
 Serves the one-Add model (tools/serve/make_add_model.py) with
 `inferlab serve`, drives it for SOAK_MINUTES minutes with
-`inferlab load URL --model add --concurrency 4 --duration S --body binary`,
-and samples the server's VmRSS from /proc/PID/status every 10 s. Fails
-(exit 1) when the RSS at the last minute exceeds the RSS at minute 1 by
-10 MB (10,000,000 bytes) or more, or when the server dies or the load
+`inferlab load URL --model add --concurrency 4 --duration S --body binary`
+plus, beside it, a thread sending about 20 faulty requests a second (bad
+JSON, a wrong shape, an unknown model, a body over --http-max-input-size,
+clients that close mid-body or before reading), so that a leak on an error
+path shows too, and samples the server's VmRSS from /proc/PID/status every
+10 s. Fails (exit 1) when the RSS at the last minute exceeds the RSS at
+minute 1 by 10 MB (10,000,000 bytes) or more, when a faulty request gets
+another status than its documented one, or when the server dies or the load
 succeeds at nothing. Prints every sample and the verdict.
 
   tools/serve/soak.py --inferlab build/inferlab [--minutes 10]
 """
 
 import argparse
+import collections
 import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 LIMIT_BYTES = 10_000_000
 INTERVAL = 10.0
+MAX_INPUT = 1 << 20  # the server's --http-max-input-size here
+FAULTS_PER_SECOND = 20
 
 
 def vm_rss_kib(pid):
@@ -32,6 +41,72 @@ def vm_rss_kib(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     raise RuntimeError("no VmRSS in /proc/%d/status" % pid)
+
+
+def faulty_request(kind):
+    """(bytes to send, whether the client stays for the answer)."""
+    x = json.dumps({"name": "x", "shape": [1000], "datatype": "FP32", "data": [1.0] * 1000})
+    y = x.replace('"x"', '"y"')
+    path, body, stays = "/v2/models/add/infer", None, True
+    if kind == "bad_json":
+        body = '{"inputs": [' + x
+    elif kind == "wrong_shape":
+        body = '{"inputs": [%s, %s]}' % (x.replace("[1000]", "[999]"), y)
+    elif kind == "unknown_model":
+        path, body = "/v2/models/nothing/infer", '{"inputs": [%s, %s]}' % (x, y)
+    elif kind == "oversize":
+        body = " " * (MAX_INPUT + 1)
+    else:  # killed_half_body, killed_before_read
+        body, stays = '{"inputs": [%s, %s]}' % (x, y), False
+    data = ("POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            "Content-Length: %d\r\n\r\n%s" % (path, len(body), body)).encode()
+    if kind == "killed_half_body":
+        data = data[:len(data) // 2]
+    return data, stays
+
+
+def send_fault(port, kind):
+    """One faulty request on its own connection: its status, or 'client gone'."""
+    data, stays = faulty_request(kind)
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        try:
+            sock.sendall(data)
+        except OSError:  # the 413 may come (and the socket close) before the whole body went
+            pass
+        if not stays:
+            return "client gone"
+        answer = b""
+        while b"\r\n" not in answer:
+            chunk = sock.recv(4096)
+            if not chunk:
+                return "closed without an answer"
+            answer += chunk
+        return answer.split(b" ", 2)[1].decode()
+
+
+def fault_stream(port, stop, counts):
+    """About FAULTS_PER_SECOND faulty requests a second until `stop`."""
+    kinds = ["bad_json", "wrong_shape", "unknown_model", "oversize", "killed_half_body", "killed_before_read"]
+    n = 0
+    while not stop.wait(1.0 / FAULTS_PER_SECOND):
+        kind = kinds[n % len(kinds)]
+        n += 1
+        try:
+            counts[(kind, send_fault(port, kind))] += 1
+        except OSError as e:
+            counts[(kind, "error: %s" % e.__class__.__name__)] += 1
+
+
+EXPECTED_FAULTS = {"bad_json": "400", "wrong_shape": "400", "unknown_model": "404", "oversize": "413",
+                   "killed_half_body": "client gone", "killed_before_read": "client gone"}
+
+
+def fault_problems(counts):
+    print("faulty requests beside the load (kind, outcome: count):")
+    for (kind, outcome), n in sorted(counts.items()):
+        print("  %-20s %-26s %d" % (kind, outcome, n))
+    wrong = sum(n for (kind, outcome), n in counts.items() if EXPECTED_FAULTS[kind] != outcome)
+    return ["%d faulty requests got another outcome than their documented one" % wrong] if wrong else []
 
 
 def main():
@@ -46,6 +121,9 @@ def main():
     workdir = tempfile.mkdtemp(prefix="inferlab-soak-")
     server = load = None
     ok = False
+    stop_faults = threading.Event()
+    fault_counts = collections.Counter()
+    faults = None
     try:
         repo = os.path.join(workdir, "repo")
         subprocess.run(["/usr/bin/python3", os.path.join(source, "tools", "serve", "make_add_model.py"),
@@ -54,14 +132,16 @@ def main():
         portfile = os.path.join(workdir, "server.json")
         server_log = open(os.path.join(workdir, "server.log"), "wb")
         server = subprocess.Popen([inferlab, "serve", "--model-repository", repo, "--http-port", "0",
-                                   "--json", portfile], stdout=server_log, stderr=subprocess.STDOUT, env=env)
+                                   "--http-max-input-size", str(MAX_INPUT), "--json", portfile],
+                                  stdout=server_log, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + 60
         while True:
             if server.poll() is not None:
                 raise RuntimeError("the server exited with %s before listening" % server.returncode)
             try:
                 with open(portfile) as f:
-                    url = json.load(f)["http"]
+                    listening = json.load(f)
+                url, port = listening["http"], int(listening["http_port"])
                 break
             except (OSError, ValueError, KeyError):
                 if time.monotonic() > deadline:
@@ -76,6 +156,8 @@ def main():
                                  "--duration", str(seconds), "--warmup", "0", "--body", "binary",
                                  "--json", os.path.join(workdir, "load.json")],
                                 stdout=open(load_out, "wb"), stderr=subprocess.STDOUT, env=env)
+        faults = threading.Thread(target=fault_stream, args=(port, stop_faults, fault_counts))
+        faults.start()
         start = time.monotonic()
         samples = []  # (seconds since the load started, VmRSS KiB)
         print("  %8s %12s" % ("time", "VmRSS"))
@@ -91,6 +173,8 @@ def main():
                 break
             next_t = len(samples) * INTERVAL
             time.sleep(max(0.0, min(next_t, seconds) - (time.monotonic() - start)))
+        stop_faults.set()
+        faults.join()
         rc = load.wait(timeout=120)
         with open(load_out) as f:
             report = f.read()
@@ -103,6 +187,10 @@ def main():
         last = samples[-1]
         growth = (last[1] - baseline[1]) * 1024
         ok = growth < LIMIT_BYTES
+        problems = fault_problems(fault_counts)
+        for problem in problems:
+            print("soak FAILED: " + problem)
+        ok = ok and not problems
         print("VmRSS at minute 1 (%.0f s): %d KiB; at minute %g (%.0f s): %d KiB; growth %+.2f MB (limit < 10 MB): %s"
               % (baseline[0], baseline[1], args.minutes, last[0], last[1], growth / 1e6, "PASS" if ok else "FAIL"))
         server.send_signal(signal.SIGTERM)
@@ -114,6 +202,9 @@ def main():
         print("soak FAILED: %s" % e)
         ok = False
     finally:
+        stop_faults.set()
+        if faults is not None:
+            faults.join()
         for p in (load, server):
             if p is not None and p.poll() is None:
                 p.kill()
