@@ -208,6 +208,8 @@ TEST(Scheduler, FastModelsRunInlineOnceTheirMeanIsKnown) {
     scheduler.submit(made, ticket);
     EXPECT_FALSE(outcome.future.get().error);
   }
+  // A job is answered before its instance is marked idle again.
+  while (scheduler.running() != 0) std::this_thread::yield();
   Outcome outcome;
   auto made = job(outcome);
   ASSERT_TRUE(scheduler.run_inline(made));
@@ -228,6 +230,8 @@ TEST(Scheduler, SlowModelsAndBusyInstancesNeverRunInline) {
       scheduler.submit(made, ticket);
       outcome.future.get();
     }
+    // A job is answered before its instance is marked idle again.
+    while (scheduler.running() != 0) std::this_thread::yield();
   };
   Scheduler slow("m", config(1, 64), 1, [](int, Job&, JobResult& result) {
     std::this_thread::sleep_for(std::chrono::microseconds(300));
