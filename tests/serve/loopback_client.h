@@ -37,6 +37,17 @@ class Client {
       sent += static_cast<size_t>(n);
     }
   }
+  // What arrives until `marker` has (or the server closes, or 10 s pass),
+  // reading no further than that: the rest stays for the next read.
+  std::string read_until(const std::string& marker) {
+    std::string received;
+    char byte = 0;
+    while (received.find(marker) == std::string::npos && recv(fd_, &byte, 1, 0) == 1) {
+      received.push_back(byte);
+    }
+    return received;
+  }
+
   // Everything until the server closes (or 10 s pass).
   std::string read_all() {
     std::string received;

@@ -1,5 +1,6 @@
 #include "inferlab/core/tensor.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "inferlab/core/huge_pages.h"
@@ -49,6 +50,17 @@ Tensor Tensor::borrow(DataType dtype, Shape shape, void* data) {
   tensor.shape_ = std::move(shape);
   tensor.numel_ = shape_numel(tensor.shape_);
   tensor.data_ = data;
+  return tensor;
+}
+
+Tensor Tensor::view(DataType dtype, Shape shape, std::shared_ptr<void> owner, void* data) {
+  if (dtype == DataType::kString) fail(ErrorCode::kRuntime, "string tensors cannot be views");
+  if (reinterpret_cast<uintptr_t>(data) % dtype_size(dtype) != 0) {
+    fail(ErrorCode::kRuntime, "a {} view needs {}-byte aligned memory", dtype_name(dtype),
+         dtype_size(dtype));
+  }
+  Tensor tensor = borrow(dtype, std::move(shape), data);
+  tensor.storage_ = std::move(owner);
   return tensor;
 }
 

@@ -25,6 +25,10 @@ class Tensor {
   static Tensor uninitialized(DataType dtype, Shape shape);
   // Wraps caller-owned memory; the caller keeps it alive while the Tensor is used.
   static Tensor borrow(DataType dtype, Shape shape, void* data);
+  // Memory inside a buffer that `owner` keeps alive (a request's body, say):
+  // the Tensor and its copies share the owner. `data` must be aligned for
+  // the element type.
+  static Tensor view(DataType dtype, Shape shape, std::shared_ptr<void> owner, void* data);
   // A type and a shape without memory: stands in for a value whose contents
   // are not held (has_data() is false; reading its elements is a bug).
   static Tensor shape_only(DataType dtype, Shape shape) {

@@ -6,10 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "serve/loopback_client.h"
 
@@ -23,10 +28,11 @@ int count(const std::string& text, const std::string& part) {
 }
 
 void echo(HttpRequest request, Responder respond) {
-  respond({200,
-           "application/json",
-           {{"X-Target", request.target}},
-           request.method + " " + request.body + " " + request.header("content-length")});
+  respond(
+      {200,
+       "application/json",
+       {{"X-Target", request.target}},
+       request.method + " " + std::string(request.body) + " " + request.header("content-length")});
 }
 
 TEST(HttpServer, AnswersOnAPortTheSystemChose) {
@@ -57,7 +63,7 @@ TEST(HttpServer, AnswersFromAnotherThreadAndOnlyOnce) {
   std::mutex mutex;
   HttpServer server("127.0.0.1", 0, [&](HttpRequest request, Responder respond) {
     const std::lock_guard<std::mutex> lock(mutex);
-    workers.emplace_back([respond, body = request.body] {
+    workers.emplace_back([respond, body = std::string(request.body)] {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       respond({202, "text/plain", {}, "later " + body});
       respond({500, "text/plain", {}, "ignored"});
@@ -153,6 +159,78 @@ TEST(HttpServer, StopAcceptingKeepsOpenConnectionsServing) {
   EXPECT_NE(open.read_all().find("POST still"), std::string::npos);
   Client late(server.port());
   EXPECT_FALSE(late.connected());
+}
+
+// curl sends "Expect: 100-continue" before a body over 1 MiB and waits a
+// second for the go-ahead: the server gives it before reading the body.
+TEST(HttpServer, AnswersExpectContinueBeforeTheBodyIsSent) {
+  HttpServer server("127.0.0.1", 0, echo);
+  Client client(server.port());
+  client.send_all(
+      "POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n"
+      "Connection: close\r\n\r\n");
+  EXPECT_EQ(client.read_until("\r\n\r\n"), "HTTP/1.1 100 Continue\r\n\r\n");
+  client.send_all("hello");
+  const std::string response = client.read_all();
+  EXPECT_EQ(response.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << response;
+  EXPECT_NE(response.find("POST hello 5"), std::string::npos) << response;
+}
+
+// A large body (read past the parser, in pieces as the client sends it)
+// arrives whole, ends on a 64-byte boundary so binary tensors at its end
+// are aligned, stays alive as long as the handler holds its owner, and a
+// request pipelined behind it is read next.
+TEST(HttpServer, ReadsALargeBodyWholeEndingOnA64ByteBoundary) {
+  std::string body(300 * 1000 + 3, 'x');
+  for (size_t i = 0; i < body.size(); ++i) body[i] = static_cast<char>('a' + i % 26);
+  std::mutex mutex;
+  std::vector<std::string> bodies;
+  std::vector<uintptr_t> ends;
+  std::vector<std::shared_ptr<void>> owners;
+  HttpServer server("127.0.0.1", 0, [&](HttpRequest request, Responder respond) {
+    {
+      std::lock_guard lock(mutex);
+      bodies.emplace_back(request.body);
+      ends.push_back(reinterpret_cast<uintptr_t>(request.body.data() + request.body.size()));
+      owners.push_back(request.body_owner);
+    }
+    respond({200, "text/plain", {}, std::to_string(request.body.size())});
+  });
+  Client client(server.port());
+  const std::string first = post("/big", body, false);
+  const size_t piece = 40000;  // the client sends in pieces, pausing between them
+  for (size_t at = 0; at < first.size(); at += piece) {
+    client.send_all(first.substr(at, piece));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  client.send_all(post("/small", "tail"));
+  const std::string responses = client.read_all();
+  EXPECT_EQ(count(responses, "HTTP/1.1 200 OK"), 2) << responses.substr(0, 400);
+  std::lock_guard lock(mutex);
+  ASSERT_EQ(bodies.size(), 2u);
+  EXPECT_TRUE(bodies[0] == body) << "the large body arrived changed, size " << bodies[0].size();
+  EXPECT_EQ(ends[0] % 64, 0u);
+  EXPECT_NE(owners[0], nullptr);
+  EXPECT_EQ(bodies[1], "tail");
+}
+
+// A client that stops halfway through a large body and closes: the handler
+// never sees the request and the server goes on serving.
+TEST(HttpServer, ALargeBodyCutShortNeverReachesTheHandler) {
+  std::atomic<int> handled{0};
+  HttpServer server("127.0.0.1", 0, [&](HttpRequest request, Responder respond) {
+    ++handled;
+    respond({200, "text/plain", {}, std::string(request.body)});
+  });
+  {
+    Client client(server.port());
+    const std::string request = post("/big", std::string(200 * 1000, 'z'));
+    client.send_all(request.substr(0, request.size() / 2));
+  }
+  Client next(server.port());
+  next.send_all(post("/after", "ok"));
+  EXPECT_NE(next.read_all().find("\r\n\r\nok"), std::string::npos);
+  EXPECT_EQ(handled.load(), 1);
 }
 
 TEST(HttpServer, CurlTalksToIt) {

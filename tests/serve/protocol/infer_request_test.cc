@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -86,6 +88,38 @@ TEST(InferRequest, BinaryTensorsFollowTheJsonInInputOrder) {
   EXPECT_EQ(request.priority, 2);
   EXPECT_EQ(request.timeout_us, 5000);
   EXPECT_EQ(request.parameters.at("priority"), 2);
+}
+
+// With the body's owner, an aligned binary tensor points into the body and
+// keeps it alive; a misaligned one, or one decoded without an owner, is a copy.
+TEST(InferRequest, AlignedBinaryTensorsAreViewsIntoTheBodyTheyKeepAlive) {
+  const std::vector<float> x = {1.0f, 2.0f, 3.0f, 4.0f};
+  const std::string json = R"({"inputs": [{"name": "x", "shape": [4], "datatype": "FP32",)"
+                           R"( "parameters": {"binary_data_size": 16}}]})";
+  for (const size_t shift : {size_t{0}, size_t{1}}) {
+    // The binary part starts 64-byte aligned, or one byte past that.
+    auto memory = std::shared_ptr<char[]>(new char[384]);
+    char* start = memory.get() + 192 - json.size() + shift;
+    start -= reinterpret_cast<uintptr_t>(start + json.size() - shift) % 64;
+    std::memcpy(start, json.data(), json.size());
+    std::memcpy(start + json.size(), x.data(), 16);
+    const std::string_view body(start, json.size() + 16);
+    std::weak_ptr<char[]> watch = memory;
+    std::shared_ptr<void> owner = std::move(memory);
+    InferRequest request = decode_infer_request(body, json.size(), {}, owner);
+    owner.reset();
+    const Tensor& tensor = request.inputs.at("x");
+    EXPECT_EQ(values<float>(tensor), x) << "shift " << shift;
+    const bool view = tensor.raw_data() == start + json.size();
+    EXPECT_EQ(view, shift == 0) << "shift " << shift;
+    EXPECT_EQ(watch.expired(), shift != 0) << "a view keeps the body, a copy does not";
+    request.inputs.clear();
+    EXPECT_TRUE(watch.expired());
+  }
+  const std::string body = json + std::string(reinterpret_cast<const char*>(x.data()), 16);
+  const InferRequest copied = decode_infer_request(body, json.size());
+  EXPECT_NE(copied.inputs.at("x").raw_data(), body.data() + json.size());
+  EXPECT_EQ(values<float>(copied.inputs.at("x")), x);
 }
 
 TEST(InferRequest, BytesAndUnknownDatatypesAreRefusedByName) {

@@ -123,6 +123,27 @@ TEST(Scheduler, TimeoutFiresWhileEveryInstanceIsBusy) {
   EXPECT_EQ(scheduler.statistics().fail.count, 1u);
 }
 
+// The timer sleeps until the earliest deadline it knows of; a request
+// with an earlier one must wake it (requests without deadlines need not).
+TEST(Scheduler, AnEarlierDeadlineWakesTheTimerWaitingForALaterOne) {
+  GatedRunner gate;
+  Scheduler scheduler("model 'm' version 1", config(1, 8), 1, gate.runner());
+  Outcome running, late, early;
+  uint64_t ticket = 0;
+  auto a = job(running), b = job(late, 0, 600'000'000), c = job(early, 0, 2000);
+  scheduler.submit(a, ticket);
+  gate.wait_started(1);
+  scheduler.submit(b, ticket);  // the timer now sleeps for ten minutes
+  scheduler.submit(c, ticket);
+  ASSERT_EQ(early.future.wait_for(std::chrono::seconds(60)), std::future_status::ready)
+      << "the timer slept past the 2 ms deadline";
+  ASSERT_TRUE(early.future.get().error);
+  EXPECT_EQ(late.future.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  gate.open();
+  EXPECT_FALSE(running.future.get().error);
+  EXPECT_FALSE(late.future.get().error);
+}
+
 TEST(Scheduler, CancelTakesAQueuedJobOut) {
   GatedRunner gate;
   Scheduler scheduler("m", config(1, 8), 1, gate.runner());

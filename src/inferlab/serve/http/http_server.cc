@@ -2,12 +2,14 @@
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
 #include <pthread.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -32,52 +34,12 @@ std::string HttpRequest::header(std::string_view name) const {
   return {};
 }
 
-struct Responder::State {
-  std::function<void(HttpResponse)> send;
-  std::atomic<bool> answered{false};
-  std::mutex cancel_mutex;
-  bool cancelled = false;
-  std::function<void()> on_cancel;
-};
-
-Responder::Responder(std::function<void(HttpResponse)> send) : state_(std::make_shared<State>()) {
-  state_->send = std::move(send);
-}
-
-void Responder::operator()(HttpResponse response) const {
-  if (state_->answered.exchange(true)) return;
-  {
-    std::lock_guard lock(state_->cancel_mutex);
-    state_->on_cancel = nullptr;  // what it holds may not outlive the answer
-  }
-  state_->send(std::move(response));
-}
-
-void Responder::on_cancel(std::function<void()> callback) const {
-  {
-    std::lock_guard lock(state_->cancel_mutex);
-    if (!state_->cancelled) {
-      state_->on_cancel = std::move(callback);
-      return;
-    }
-  }
-  if (!answered()) callback();
-}
-
-void Responder::cancel() const {
-  std::function<void()> callback;
-  {
-    std::lock_guard lock(state_->cancel_mutex);
-    if (state_->cancelled) return;
-    state_->cancelled = true;
-    callback = std::move(state_->on_cancel);
-  }
-  if (callback && !answered()) callback();
-}
-
-bool Responder::answered() const { return state_->answered.load(); }
-
 namespace {
+
+constexpr char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
+// Bodies from this size on are read whole, past Beast's parser.
+constexpr uint64_t kDirectBodyBytes = 64 * 1024;
+constexpr uintptr_t kBodyAlignment = 64;
 
 HttpResponse error_response(int status, std::string_view message) {
   return HttpResponse{status, "application/json", {}, encode_error(message)};
@@ -124,17 +86,89 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void on_header(beast::error_code error) {
     if (error) return fail_read(error);
-    // Beast reads into the buffer's spare capacity (at least 512 bytes): a
-    // buffer left at the headers' size reads a large body half a kilobyte
-    // per system call (measured: ~1,000 recvmsg for a 600 KB tensor). Room
-    // for the body, up to 256 KiB, makes that a handful.
-    const size_t body_bytes = static_cast<size_t>(parser_->content_length().value_or(0));
-    buffer_.reserve(std::min<size_t>(std::max<size_t>(body_bytes, 4096), 256 * 1024));
+    // curl sends "Expect: 100-continue" before a body over 1 MiB and then
+    // waits a second for the go-ahead; without it every such request would
+    // start a second late.
+    if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
+      return net::async_write(stream_, net::buffer(kContinue, sizeof(kContinue) - 1),
+                              [self = shared_from_this()](beast::error_code write_error, size_t) {
+                                if (write_error) return self->close();
+                                self->read_body();
+                              });
+    }
+    read_body();
+  }
+
+  void read_body() {
     stream_.expires_after(limits_.body_timeout);
+    const boost::optional<uint64_t> length = parser_->content_length();
+    if (length && *length >= kDirectBodyBytes) return read_body_directly(*length);
+    // Beast reads into the buffer's spare capacity (at least 512 bytes): a
+    // buffer left at the headers' size reads a body half a kilobyte per
+    // system call. Room for the body makes that one or a few.
+    buffer_.reserve(std::max<size_t>(static_cast<size_t>(length.value_or(0)), 4096));
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code read_error, size_t) {
-                       self->on_request(read_error);
+                       if (read_error) return self->fail_read(read_error);
+                       auto message = std::make_shared<http::request<http::string_body>>(
+                           self->parser_->release());
+                       const std::string_view body = message->body();
+                       self->dispatch(*message, body, message);
                      });
+  }
+
+  // A large body of known length skips the parser: Beast reads a body 64 KiB
+  // per system call and copies it out of its buffer. Read it whole into
+  // memory of its own instead (which decoded tensors may keep), ending on a
+  // 64-byte boundary, and ask the kernel not to wake this connection before
+  // the rest has arrived (SO_RCVLOWAT): a 600 KB tensor costs a couple of
+  // wake-ups, not ten, and at saturation each wake-up preempts inference.
+  void read_body_directly(uint64_t length) {
+    const size_t body_bytes = static_cast<size_t>(length);
+    body_memory_ = std::shared_ptr<char[]>(new char[body_bytes + kBodyAlignment]);
+    const auto end = reinterpret_cast<uintptr_t>(body_memory_.get()) + body_bytes;
+    body_start_ = body_memory_.get() + (kBodyAlignment - end % kBodyAlignment) % kBodyAlignment;
+    const size_t buffered = std::min(buffer_.size(), body_bytes);
+    net::buffer_copy(net::buffer(body_start_, buffered), buffer_.data());
+    buffer_.consume(buffered);
+    read_rest_of_body(body_bytes, buffered);
+  }
+
+  void read_rest_of_body(size_t body_bytes, size_t received) {
+    if (received == body_bytes) {
+      const std::string_view body(body_start_, body_bytes);
+      body_start_ = nullptr;
+      return dispatch(parser_->get(), body, std::move(body_memory_));
+    }
+    // The mark counts bytes waiting in the socket, so it is set anew after
+    // every partial read: left at the whole body, it would never be reached.
+    set_receive_low_water(body_bytes - received);
+    stream_.async_read_some(
+        net::buffer(body_start_ + received, body_bytes - received),
+        [self = shared_from_this(), body_bytes, received](beast::error_code error, size_t read) {
+          if (error) {
+            self->set_receive_low_water(1);
+            self->body_memory_.reset();
+            return self->fail_read(error);
+          }
+          if (received + read == body_bytes) self->set_receive_low_water(1);
+          self->read_rest_of_body(body_bytes, received + read);
+        });
+  }
+
+  // At most half the receive buffer (the kernel's own bound), so the
+  // socket can always reach it; the body timeout still bounds the wait.
+  void set_receive_low_water(size_t bytes) {
+    const int fd = stream_.socket().native_handle();
+    int low_water = 1;
+    if (bytes > 1) {
+      int receive_buffer = 0;
+      socklen_t size = sizeof(receive_buffer);
+      if (::getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receive_buffer, &size) != 0) return;
+      low_water = static_cast<int>(
+          std::clamp<size_t>(bytes, 1, static_cast<size_t>(std::max(receive_buffer / 2, 1))));
+    }
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &low_water, sizeof(low_water));
   }
 
   // A request that could not be read: answered when the client can still
@@ -157,18 +191,19 @@ class Session : public std::enable_shared_from_this<Session> {
     refuse(error_response(400, "malformed HTTP request: " + error.message()));
   }
 
-  void on_request(beast::error_code error) {
-    if (error) return fail_read(error);
-    http::request<http::string_body> message = parser_->release();
-    keep_alive_ = message.keep_alive();
+  // Hands a request read whole to the handler (its header: the parser's).
+  void dispatch(const http::request_header<>& header, std::string_view body,
+                std::shared_ptr<void> body_owner) {
+    keep_alive_ = parser_->keep_alive();
     HttpRequest request;
     request.remote = remote_;
-    request.method = std::string(message.method_string());
-    request.target = std::string(message.target());
-    for (const auto& field : message) {
+    request.method = std::string(header.method_string());
+    request.target = std::string(header.target());
+    for (const auto& field : header) {
       request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
     }
-    request.body = std::move(message.body());
+    request.body = body;
+    request.body_owner = std::move(body_owner);
     if (buffer_.capacity() > 64 * 1024) buffer_.shrink_to_fit();  // idle connections stay small
     stream_.expires_never();  // the handler may take its time (it has its own timeouts)
     auto self = shared_from_this();
@@ -284,6 +319,8 @@ class Session : public std::enable_shared_from_this<Session> {
   bool keep_alive_ = true;
   bool discard_after_answer_ = false;
   std::vector<char> discard_buffer_;
+  std::shared_ptr<char[]> body_memory_;  // a body being read past the parser
+  char* body_start_ = nullptr;           // where in body_memory_ it starts
   AccessRecord record_;
   std::chrono::steady_clock::time_point request_done_;
 };

@@ -11,8 +11,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
+
+#include "inferlab/serve/http/responder.h"
 
 namespace inferlab::serve {
 
@@ -32,34 +35,14 @@ struct HttpRequest {
   std::string method;  // "GET", "POST", ...
   std::string target;  // the path and query, as sent
   std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;
+  // The body's bytes and what keeps them alive: what is decoded from them
+  // (binary tensor data) may point into them instead of copying. A body
+  // read past the parser (64 KiB and more) ends on a 64-byte boundary, so
+  // binary tensors at its end are aligned as their elements need.
+  std::string_view body;
+  std::shared_ptr<void> body_owner;
   // The value of header `name` (case-insensitive), or empty.
   std::string header(std::string_view name) const;
-};
-
-struct HttpResponse {
-  int status = 200;
-  std::string content_type = "application/json";
-  std::vector<std::pair<std::string, std::string>> headers;  // beyond Content-Type and -Length
-  std::string body;
-};
-
-// Answers one request. Call it exactly once, from any thread; later calls
-// are ignored.
-class Responder {
- public:
-  explicit Responder(std::function<void(HttpResponse)> send);
-  void operator()(HttpResponse response) const;
-  // Runs `callback` once if the client closes its connection before the
-  // answer (at once when it already has); never after an answer.
-  void on_cancel(std::function<void()> callback) const;
-  // The transport's side: the client went away before the answer.
-  void cancel() const;
-  bool answered() const;
-
- private:
-  struct State;
-  std::shared_ptr<State> state_;
 };
 
 using HttpHandler = std::function<void(HttpRequest, Responder)>;

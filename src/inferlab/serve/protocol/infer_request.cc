@@ -1,5 +1,6 @@
 #include "inferlab/serve/protocol/infer_request.h"
 
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -100,15 +101,33 @@ Shape shape_of(const json& entry, const std::string& name, const RequestLimits& 
   return shape;
 }
 
+// Binary tensor data: a view into the body when something keeps the body
+// alive and the bytes are aligned for the elements (the transport ends large
+// bodies on a 64-byte boundary), else a copy.
+Tensor binary_tensor(DataType dtype, Shape shape, const char* bytes,
+                     const std::shared_ptr<void>& body_owner) {
+  if (body_owner && reinterpret_cast<uintptr_t>(bytes) % dtype_size(dtype) == 0) {
+    // The body's memory is the request's own and nothing reads it after
+    // decoding, so the engine may treat the view as any input.
+    return Tensor::view(dtype, std::move(shape), body_owner, const_cast<char*>(bytes));
+  }
+  // Filled whole: zeroing it first would only cost a pass.
+  Tensor tensor = Tensor::uninitialized(dtype, std::move(shape));
+  if (tensor.nbytes() != 0) std::memcpy(tensor.raw_data(), bytes, tensor.nbytes());
+  return tensor;
+}
+
 // One input: its tensor from "data", or from the binary section at `offset`.
 Tensor decode_input(const json& entry, const std::string& name, std::string_view binary,
-                    size_t& offset, const RequestLimits& limits) {
+                    size_t& offset, const RequestLimits& limits,
+                    const std::shared_ptr<void>& body_owner) {
   const json* datatype = member(entry, "datatype");
   if (datatype == nullptr || !datatype->is_string()) {
     fail(ErrorCode::kInvalidArgument, "input '{}' has no \"datatype\" string", name);
   }
   const DataType dtype = datatype_from_kserve(datatype->get_ref<const std::string&>(), name);
-  Tensor tensor(dtype, shape_of(entry, name, limits));
+  Shape shape = shape_of(entry, name, limits);
+  const size_t nbytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype);
   const std::optional<int64_t> binary_size = non_negative_parameter(
       parameters_of(entry, "input '" + name + "'"), "binary_data_size", "input '" + name + "'");
   const json* data = member(entry, "data");
@@ -117,26 +136,26 @@ Tensor decode_input(const json& entry, const std::string& name, std::string_view
          "input '{}' has both \"data\" and the binary_data_size parameter", name);
   }
   if (binary_size) {
-    if (static_cast<uint64_t>(*binary_size) != tensor.nbytes()) {
+    if (static_cast<uint64_t>(*binary_size) != nbytes) {
       fail(ErrorCode::kInvalidArgument,
            "input '{}': binary_data_size is {} bytes, but {} {} holds {} bytes", name, *binary_size,
-           datatype->get_ref<const std::string&>(), shape_to_string(tensor.shape()),
-           tensor.nbytes());
+           datatype->get_ref<const std::string&>(), shape_to_string(shape), nbytes);
     }
-    if (binary.size() - offset < tensor.nbytes()) {
+    if (binary.size() - offset < nbytes) {
       fail(ErrorCode::kInvalidArgument,
            "input '{}': binary_data_size is {} bytes, but only {} bytes of binary data are left",
            name, *binary_size, binary.size() - offset);
     }
-    if (tensor.nbytes() != 0)
-      std::memcpy(tensor.raw_data(), binary.data() + offset, tensor.nbytes());
-    offset += tensor.nbytes();
+    Tensor tensor = binary_tensor(dtype, std::move(shape), binary.data() + offset, body_owner);
+    offset += nbytes;
     return tensor;
   }
   if (data == nullptr) {
     fail(ErrorCode::kInvalidArgument,
          "input '{}' has neither \"data\" nor a binary_data_size parameter", name);
   }
+  // Every element is written (or the request refused): no zeroing needed.
+  Tensor tensor = Tensor::uninitialized(dtype, std::move(shape));
   fill_from_json(*data, tensor, name);
   return tensor;
 }
@@ -183,7 +202,8 @@ void decode_outputs(const json& root, InferRequest& request, const RequestLimits
 }  // namespace
 
 InferRequest decode_infer_request(std::string_view body, std::optional<size_t> header_length,
-                                  const RequestLimits& limits) {
+                                  const RequestLimits& limits,
+                                  const std::shared_ptr<void>& body_owner) {
   if (header_length && *header_length > body.size()) {
     fail(ErrorCode::kInvalidArgument,
          "Inference-Header-Content-Length is {}, but the body has only {} bytes", *header_length,
@@ -218,7 +238,8 @@ InferRequest decode_infer_request(std::string_view body, std::optional<size_t> h
     if (request.inputs.count(name) != 0) {
       fail(ErrorCode::kInvalidArgument, "input '{}' appears twice", name);
     }
-    request.inputs.emplace(name, decode_input((*inputs)[i], name, binary, offset, limits));
+    request.inputs.emplace(name,
+                           decode_input((*inputs)[i], name, binary, offset, limits, body_owner));
   }
   if (offset != binary.size()) {
     fail(ErrorCode::kInvalidArgument,

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,9 +48,12 @@ struct InferRequest {
 // the binary tensor data follows, in the order of the inputs that carry a
 // "binary_data_size" parameter; without the header the body is JSON only.
 // Throws Error (kInvalidArgument, kLimitExceeded, kUnsupported) naming the
-// input, output or field at fault.
+// input, output or field at fault. With `body_owner` (what keeps `body`'s
+// bytes alive), a binary tensor aligned for its elements is a view into the
+// body, sharing the owner, instead of a copy.
 InferRequest decode_infer_request(std::string_view body, std::optional<size_t> header_length,
-                                  const RequestLimits& limits = {});
+                                  const RequestLimits& limits = {},
+                                  const std::shared_ptr<void>& body_owner = nullptr);
 
 // Whether output `name` goes back as binary data: its own parameter, else
 // the request's binary_data_output.

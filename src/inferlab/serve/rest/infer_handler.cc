@@ -98,8 +98,11 @@ void handle_infer(const ModelManager& models, const Route& route, HttpRequest re
                   const std::atomic<bool>& draining) {
   try {
     const std::optional<size_t> header_length = header_length_of(request);
-    InferRequest decoded = decode_infer_request(request.body, header_length, settings.limits);
-    request.body = std::string();  // the tensors hold the data now
+    InferRequest decoded =
+        decode_infer_request(request.body, header_length, settings.limits, request.body_owner);
+    // The tensors hold the data (or the body, as views) now.
+    request.body = {};
+    request.body_owner.reset();
     models.with_version(
         route.model, route.version, [&](const std::shared_ptr<ServedModel>& served) {
           backends::check_inputs(served->platform(), served->inputs(), decoded.inputs);

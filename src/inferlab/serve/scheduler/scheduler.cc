@@ -48,15 +48,18 @@ Scheduler::~Scheduler() {
 }
 
 Scheduler::Submit Scheduler::submit(std::unique_ptr<Job>& job, uint64_t& ticket) {
+  bool wake_timer = false;
   {
     std::lock_guard lock(mutex_);
     if (closed_) return Submit::kClosed;
     if (queue_.push(job, Clock::now(), ticket) == RequestQueue::PushResult::kFull) {
       return Submit::kQueueFull;
     }
+    const std::optional<Clock::time_point> next = queue_.next_deadline();
+    wake_timer = next && *next < timer_wakes_at_;
   }
   work_ready_.notify_all();  // one may be lent to an inline run
-  timer_wake_.notify_one();
+  if (wake_timer) timer_wake_.notify_one();
   return Submit::kAccepted;
 }
 
@@ -180,11 +183,13 @@ void Scheduler::timer_loop() {
   for (;;) {
     if (closed_ && queue_.empty()) return;
     const std::optional<Clock::time_point> next = queue_.next_deadline();
+    timer_wakes_at_ = next.value_or(Clock::time_point::max());
     if (next) {
       timer_wake_.wait_until(lock, *next);
     } else {
       timer_wake_.wait(lock);
     }
+    timer_wakes_at_ = Clock::time_point::min();  // awake: it looks at the queue next
     std::vector<std::unique_ptr<Job>> expired = queue_.expire(Clock::now());
     if (expired.empty()) continue;
     work_ready_.notify_all();  // delayed jobs may have moved

@@ -79,6 +79,10 @@ class Scheduler {
   mutable std::mutex mutex_;
   std::condition_variable work_ready_;
   std::condition_variable timer_wake_;
+  // When the timer thread wakes next unless notified (max: not before a
+  // notification). A request whose deadline is later needs no wake-up: at
+  // saturation one per request would preempt an instance for nothing.
+  Clock::time_point timer_wakes_at_ = Clock::time_point::max();
   RequestQueue queue_;
   size_t running_ = 0;
   std::vector<char> instance_busy_;  // per instance: computing (on its thread or inline)
