@@ -45,21 +45,31 @@ class QueueingTest : public ServerFixture {
     }
     return queued() == count;
   }
+  struct Filled {
+    std::future<Answer> running;
+    std::future<Answer> queued;
+  };
+  // One request holds the instance and another fills the queue (bound 1).
+  Filled fill_queue() {
+    Filled filled{infer_async(), {}};
+    EXPECT_TRUE(wait_for_file(gate_ + ".started.1"));
+    filled.queued = infer_async();
+    EXPECT_TRUE(wait_queued(1));
+    return filled;
+  }
   void open_gate() { fs::remove(gate_); }
   std::string gate_;
 };
 
 TEST_F(QueueingTest, BeyondTheBoundARequestIsRefusedAtOnce) {
   start_gated();
-  std::future<Answer> running = infer_async();
-  ASSERT_TRUE(wait_for_file(gate_ + ".started.1"));
-  std::future<Answer> queued_request = infer_async();
-  ASSERT_TRUE(wait_queued(1));
+  Filled filled = fill_queue();
+  ASSERT_FALSE(HasFailure());
   const Answer refused = post("/v2/models/gated/infer", gated_request_json());
   EXPECT_EQ(refused.status, 503);
   EXPECT_NE(refused.body.find("queue is full"), std::string::npos) << refused.body;
   open_gate();
-  const Answer first = running.get(), second = queued_request.get();
+  const Answer first = filled.running.get(), second = filled.queued.get();
   EXPECT_EQ(first.status, 200) << first.body;
   EXPECT_EQ(second.status, 200) << second.body;
   EXPECT_EQ(first.json()["outputs"][0]["data"], nlohmann::json({2.0, 3.0, 4.0, 5.0}));
@@ -70,16 +80,14 @@ TEST_F(QueueingTest, TooManyRequestsWithRetryAfterWhenConfigured) {
   options.infer.queue_full_status = 429;
   options.infer.retry_after_seconds = 3;
   start_gated(options);
-  std::future<Answer> running = infer_async();
-  ASSERT_TRUE(wait_for_file(gate_ + ".started.1"));
-  std::future<Answer> queued_request = infer_async();
-  ASSERT_TRUE(wait_queued(1));
+  Filled filled = fill_queue();
+  ASSERT_FALSE(HasFailure());
   const Answer refused = post("/v2/models/gated/infer", gated_request_json());
   EXPECT_EQ(refused.status, 429);
   EXPECT_NE(refused.headers.find("Retry-After: 3"), std::string::npos) << refused.headers;
   open_gate();
-  EXPECT_EQ(running.get().status, 200);
-  EXPECT_EQ(queued_request.get().status, 200);
+  EXPECT_EQ(filled.running.get().status, 200);
+  EXPECT_EQ(filled.queued.get().status, 200);
 }
 
 TEST_F(QueueingTest, AQueueTimeoutIsAnsweredWhileTheInstanceIsBusy) {
