@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <chrono>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <thread>
 
@@ -127,7 +128,13 @@ class Session : public std::enable_shared_from_this<Session> {
   // wake-ups, not ten, and at saturation each wake-up preempts inference.
   void read_body_directly(uint64_t length) {
     const size_t body_bytes = static_cast<size_t>(length);
-    body_memory_ = std::shared_ptr<char[]>(new char[body_bytes + kBodyAlignment]);
+    try {
+      body_memory_ = std::shared_ptr<char[]>(new char[body_bytes + kBodyAlignment]);
+    } catch (const std::bad_alloc&) {
+      discard_after_answer_ = true;
+      return refuse(error_response(
+          503, fmt::format("cannot allocate {} bytes for the request body", body_bytes)));
+    }
     const auto end = reinterpret_cast<uintptr_t>(body_memory_.get()) + body_bytes;
     body_start_ = body_memory_.get() + (kBodyAlignment - end % kBodyAlignment) % kBodyAlignment;
     const size_t buffered = std::min(buffer_.size(), body_bytes);
