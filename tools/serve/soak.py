@@ -4,10 +4,12 @@
 Serves the one-Add model (tools/serve/make_add_model.py) with
 `inferlab serve`, drives it for SOAK_MINUTES minutes with
 `inferlab load URL --model add --concurrency 4 --duration S --body binary`
-plus, beside it, a thread sending about 20 faulty requests a second (bad
+plus, beside it, a thread sending about 20 odd requests a second (bad
 JSON, a wrong shape, an unknown model, a body over --http-max-input-size,
-clients that close mid-body or before reading), so that a leak on an error
-path shows too, and samples the server's VmRSS from /proc/PID/status every
+clients that close mid-body or before reading, and valid or cut-short
+512 KiB binary requests to a 65,536-element Add, which the server reads
+past its HTTP parser and decodes as views into the body), so that a leak on
+an error path or in large bodies shows too, and samples the server's VmRSS from /proc/PID/status every
 10 s. Fails (exit 1) when the RSS at the last minute exceeds the RSS at
 minute 1 by 10 MB (10,000,000 bytes) or more, when a faulty request gets
 another status than its documented one, or when the server dies or the load
@@ -23,6 +25,7 @@ import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -33,6 +36,7 @@ LIMIT_BYTES = 10_000_000
 INTERVAL = 10.0
 MAX_INPUT = 1 << 20  # the server's --http-max-input-size here
 FAULTS_PER_SECOND = 20
+LARGE_ELEMENTS = 65536  # 256 KiB per input: past the server's 64 KiB direct-read threshold
 
 
 def vm_rss_kib(pid):
@@ -43,8 +47,27 @@ def vm_rss_kib(pid):
     raise RuntimeError("no VmRSS in /proc/%d/status" % pid)
 
 
+def large_binary_request(kind):
+    """A binary request to add_large (x = 1, y = 2), or its first half."""
+    header = json.dumps({"inputs": [
+        {"name": name, "shape": [LARGE_ELEMENTS], "datatype": "FP32",
+         "parameters": {"binary_data_size": 4 * LARGE_ELEMENTS}} for name in ("x", "y")],
+        "outputs": [{"name": "z", "parameters": {"binary_data": True}}]}).encode()
+    ones = struct.pack("<f", 1.0) * LARGE_ELEMENTS
+    twos = struct.pack("<f", 2.0) * LARGE_ELEMENTS
+    body = header + ones + twos
+    data = (("POST /v2/models/add_large/infer HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+             "Content-Type: application/octet-stream\r\nInference-Header-Content-Length: %d\r\n"
+             "Content-Length: %d\r\n\r\n") % (len(header), len(body))).encode() + body
+    if kind == "large_killed_half_body":
+        return data[:len(data) // 2], False
+    return data, True
+
+
 def faulty_request(kind):
     """(bytes to send, whether the client stays for the answer)."""
+    if kind.startswith("large_"):
+        return large_binary_request(kind)
     x = json.dumps({"name": "x", "shape": [1000], "datatype": "FP32", "data": [1.0] * 1000})
     y = x.replace('"x"', '"y"')
     path, body, stays = "/v2/models/add/infer", None, True
@@ -76,17 +99,36 @@ def send_fault(port, kind):
         if not stays:
             return "client gone"
         answer = b""
-        while b"\r\n" not in answer:
-            chunk = sock.recv(4096)
+        while b"\r\n\r\n" not in answer:
+            chunk = sock.recv(65536)
             if not chunk:
                 return "closed without an answer"
             answer += chunk
-        return answer.split(b" ", 2)[1].decode()
+        status = answer.split(b" ", 2)[1].decode()
+        if kind == "large_binary" and status == "200":
+            return status if large_sums_are_right(sock, answer) else "200 with wrong sums"
+        return status
+
+
+def large_sums_are_right(sock, answer):
+    """Reads the rest of a large_binary answer: is z all 3.0?"""
+    head, body = answer.split(b"\r\n\r\n", 1)
+    fields = dict(line.split(b": ", 1) for line in head.split(b"\r\n")[1:])
+    fields = {k.lower(): v for k, v in fields.items()}
+    length = int(fields[b"content-length"])
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return False
+        body += chunk
+    z = body[int(fields[b"inference-header-content-length"]):]
+    return z == struct.pack("<f", 3.0) * LARGE_ELEMENTS
 
 
 def fault_stream(port, stop, counts):
     """About FAULTS_PER_SECOND faulty requests a second until `stop`."""
-    kinds = ["bad_json", "wrong_shape", "unknown_model", "oversize", "killed_half_body", "killed_before_read"]
+    kinds = ["bad_json", "wrong_shape", "unknown_model", "oversize", "killed_half_body", "killed_before_read",
+             "large_binary", "large_killed_half_body"]
     n = 0
     while not stop.wait(1.0 / FAULTS_PER_SECOND):
         kind = kinds[n % len(kinds)]
@@ -98,7 +140,8 @@ def fault_stream(port, stop, counts):
 
 
 EXPECTED_FAULTS = {"bad_json": "400", "wrong_shape": "400", "unknown_model": "404", "oversize": "413",
-                   "killed_half_body": "client gone", "killed_before_read": "client gone"}
+                   "killed_half_body": "client gone", "killed_before_read": "client gone",
+                   "large_binary": "200", "large_killed_half_body": "client gone"}
 
 
 def fault_problems(counts):
@@ -126,8 +169,10 @@ def main():
     faults = None
     try:
         repo = os.path.join(workdir, "repo")
-        subprocess.run(["/usr/bin/python3", os.path.join(source, "tools", "serve", "make_add_model.py"),
-                        "--repository", repo, "--name", "add"], check=True)
+        make_model = os.path.join(source, "tools", "serve", "make_add_model.py")
+        subprocess.run(["/usr/bin/python3", make_model, "--repository", repo, "--name", "add"], check=True)
+        subprocess.run(["/usr/bin/python3", make_model, "--repository", repo, "--name", "add_large",
+                        "--elements", str(LARGE_ELEMENTS)], check=True)
         env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
         portfile = os.path.join(workdir, "server.json")
         server_log = open(os.path.join(workdir, "server.log"), "wb")
