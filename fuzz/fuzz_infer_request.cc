@@ -5,11 +5,15 @@
 // versions: what reaches the repository). Any inferlab::Error is an accepted outcome;
 // a crash, another exception, a leak or a sanitizer report is a bug.
 //
-// Input layout: byte 0 picks the framing (even: JSON only; odd: bytes 1-2
-// give the Inference-Header-Content-Length, clipped to the body), the rest
-// is the body.
+// Input layout: byte 0 picks the framing (bit 0 clear: JSON only; set:
+// bytes 1-2 give the Inference-Header-Content-Length, clipped to the body)
+// and whether the body comes with an owner (bit 1: binary tensors may then
+// be views into it, as the server decodes large bodies, and outlive the
+// caller's reference), the rest is the body.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -21,12 +25,20 @@
 
 namespace {
 
-void decode_and_echo(std::string_view body, std::optional<size_t> header_length) {
+void decode_and_echo(std::string_view body, std::optional<size_t> header_length, bool owned) {
   inferlab::serve::RequestLimits limits;
   limits.max_elements = int64_t{1} << 20;  // a hostile shape cannot exhaust memory
+  std::shared_ptr<void> owner;
+  if (owned) {
+    auto copy = std::shared_ptr<char[]>(new char[body.size() + 1]);
+    std::memcpy(copy.get(), body.data(), body.size());
+    body = std::string_view(copy.get(), body.size());
+    owner = std::move(copy);
+  }
   try {
     const inferlab::serve::InferRequest request =
-        inferlab::serve::decode_infer_request(body, header_length, limits);
+        inferlab::serve::decode_infer_request(body, header_length, limits, owner);
+    owner.reset();  // views keep the body alive on their own
     std::vector<inferlab::serve::ResponseOutput> outputs;
     for (const auto& [name, tensor] : request.inputs) {
       outputs.push_back({name, tensor, inferlab::serve::wants_binary(request, name)});
@@ -62,8 +74,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 3) return 0;
   const std::string_view body(reinterpret_cast<const char*>(data) + 3, size - 3);
   std::optional<size_t> header_length;
-  if (data[0] % 2 == 1) header_length = std::min<size_t>(data[1] | (data[2] << 8), body.size());
-  decode_and_echo(body, header_length);
+  if ((data[0] & 1) != 0) header_length = std::min<size_t>(data[1] | (data[2] << 8), body.size());
+  decode_and_echo(body, header_length, (data[0] & 2) != 0);
   parse_config(body);
   parse_target(body);
   return 0;
