@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "serve/server/server_fixture.h"
@@ -86,6 +87,50 @@ TEST_F(InferenceServerTest, InferWithBinaryTensorData) {
   std::vector<float> sum(60);
   std::memcpy(sum.data(), answer.body.data() + json_length, 240);
   for (int i = 0; i < 60; ++i) EXPECT_EQ(sum[i], 1.0f * i);
+}
+
+// A 384 KiB binary input (1x3x32x32x32 float) takes the transport's large-
+// body path: read past the parser and decoded as a view into the body, which
+// must stay alive until the engine is done. MaxPool 2x2x2, stride 1, checked
+// against the same pooling computed here.
+TEST_F(InferenceServerTest, InferWithALargeBinaryTensorReadPastTheParser) {
+  add_onnx_model("pool", "", "test_maxpool_3d_default");
+  start();
+  constexpr int kSide = 32, kOut = 31, kChannels = 3;
+  std::vector<float> x(static_cast<size_t>(kChannels) * kSide * kSide * kSide);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7919) % 1000) / 10.0f;
+  const std::string header = R"({"inputs":[{"name":"x","shape":[1,3,32,32,32],"datatype":"FP32",)"
+                             R"("parameters":{"binary_data_size":)" +
+                             std::to_string(x.size() * 4) +
+                             R"(}}],"outputs":[{"name":"y","parameters":{"binary_data":true}}]})";
+  std::string body = header;
+  body.append(reinterpret_cast<const char*>(x.data()), x.size() * sizeof(float));
+  const Answer answer = post("/v2/models/pool/infer", body,
+                             {"Inference-Header-Content-Length: " + std::to_string(header.size()),
+                              "Content-Type: application/octet-stream"});
+  ASSERT_EQ(answer.status, 200) << answer.body.substr(0, 300);
+  const auto at = answer.headers.find("Inference-Header-Content-Length: ");
+  ASSERT_NE(at, std::string::npos) << answer.headers;
+  const size_t json_length = std::stoul(answer.headers.substr(at + 33));
+  const size_t outputs = static_cast<size_t>(kChannels) * kOut * kOut * kOut;
+  ASSERT_EQ(answer.body.size(), json_length + outputs * 4);
+  std::vector<float> y(outputs);
+  std::memcpy(y.data(), answer.body.data() + json_length, outputs * 4);
+  auto in = [&](int c, int d, int h, int w) {
+    return x[((static_cast<size_t>(c) * kSide + d) * kSide + h) * kSide + w];
+  };
+  size_t wrong = 0;
+  for (int c = 0; c < kChannels; ++c)
+    for (int d = 0; d < kOut; ++d)
+      for (int h = 0; h < kOut; ++h)
+        for (int w = 0; w < kOut; ++w) {
+          float expected = in(c, d, h, w);
+          for (int k = 0; k < 8; ++k)
+            expected = std::max(expected, in(c, d + (k >> 2), h + ((k >> 1) & 1), w + (k & 1)));
+          const size_t index = ((static_cast<size_t>(c) * kOut + d) * kOut + h) * kOut + w;
+          wrong += y[index] != expected;
+        }
+  EXPECT_EQ(wrong, 0u) << "of " << outputs << " outputs";
 }
 
 TEST_F(InferenceServerTest, ErrorsCarryTheirStatusAndAnErrorBody) {

@@ -25,9 +25,10 @@ ServerFixture::~ServerFixture() {
   fs::remove_all(scratch_, ignored);
 }
 
-void ServerFixture::add_onnx_model(const std::string& name, const std::string& config_pbtxt) {
+void ServerFixture::add_onnx_model(const std::string& name, const std::string& config_pbtxt,
+                                   const std::string& node_test) {
   fs::create_directories(repository_ / name / "1");
-  fs::copy_file("/usr/share/libonnx-testdata/data/node/test_add/model.onnx",
+  fs::copy_file("/usr/share/libonnx-testdata/data/node/" + node_test + "/model.onnx",
                 repository_ / name / "1" / "model.onnx");
   if (!config_pbtxt.empty()) testing::write_file(repository_ / name / "config.pbtxt", config_pbtxt);
 }

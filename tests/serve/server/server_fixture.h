@@ -30,8 +30,11 @@ class ServerFixture : public ::testing::Test {
   ServerFixture();
   ~ServerFixture() override;
 
-  // REPO/add/1/model.onnx: ONNX's test_add (x + y, float[3, 4, 5]).
-  void add_onnx_model(const std::string& name, const std::string& config_pbtxt = "");
+  // REPO/<name>/1/model.onnx: an ONNX conformance model
+  // (/usr/share/libonnx-testdata/data/node/<node_test>), by default test_add
+  // (x + y, float[3, 4, 5]).
+  void add_onnx_model(const std::string& name, const std::string& config_pbtxt = "",
+                      const std::string& node_test = "test_add");
   // REPO/<name>/1/: the python fixture whose forward() waits while the
   // returned gate file exists (tests/serve/data/gated).
   std::string add_gated_model(const std::string& name, const std::string& config_pbtxt);
