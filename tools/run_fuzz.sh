@@ -19,8 +19,9 @@ artifacts=$corpus/artifacts
 mkdir -p "$artifacts"
 
 if [[ $(basename "$binary") == fuzz_infer_request ]]; then
-  # Byte 0 even: a JSON-only body; odd: bytes 1-2 are the JSON's length
-  # (little-endian) and binary tensor data follows.
+  # Byte 0 bit 0 clear: a JSON-only body; set: bytes 1-2 are the JSON's
+  # length (little-endian) and binary tensor data follows. Bit 1: decoded
+  # with an owner, so aligned binary tensors are views into the body.
   seeds=$corpus/requests
   mkdir -p "$seeds"
   printf '\x00\x00\x00{"id":"a","inputs":[{"name":"x","shape":[2,2],"datatype":"FP32","data":[[1,2],[3,4]]}],"outputs":[{"name":"y"}]}' \
@@ -28,6 +29,11 @@ if [[ $(basename "$binary") == fuzz_infer_request ]]; then
   json='{"inputs":[{"name":"x","shape":[2],"datatype":"INT32","parameters":{"binary_data_size":8}}],"parameters":{"binary_data_output":true}}'
   { printf '\x01'; printf "\\x$(printf %02x $((${#json} % 256)))\\x$(printf %02x $((${#json} / 256)))"; \
     printf '%s' "$json"; printf '\x01\x00\x00\x00\x02\x00\x00\x00'; } > "$seeds/binary.bin"
+  # The same with the JSON padded to a multiple of 4 bytes, so its INT32s
+  # start aligned in the owner's buffer: a view, not a copy.
+  padded=$json$(printf '%*s' $(((4 - ${#json} % 4) % 4)) '')
+  { printf '\x03'; printf "\\x$(printf %02x $((${#padded} % 256)))\\x$(printf %02x $((${#padded} / 256)))"; \
+    printf '%s' "$padded"; printf '\x01\x00\x00\x00\x02\x00\x00\x00'; } > "$seeds/binary_owned.bin"
   printf '\x00\x00\x00name: "fuzz" max_batch_size: 4 input [ { name: "x" data_type: TYPE_FP32 dims: [ -1 ] } ] dynamic_batching { priority_levels: 2 default_priority_level: 1 }' \
     > "$seeds/config.bin"
   printf '\x00\x00\x00/v2/models/res%%2Dnet/versions/3/infer?x=1' > "$seeds/route.bin"
