@@ -40,10 +40,7 @@ class QueueingTest : public ServerFixture {
   }
   size_t queued() { return server_->models().find("gated", 0)->scheduler().queued(); }
   bool wait_queued(size_t count) {
-    for (int i = 0; i < 3000 && queued() != count; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return queued() == count;
+    return eventually([&] { return queued() == count; });
   }
   struct Filled {
     std::future<Answer> running;
@@ -148,12 +145,7 @@ TEST_F(QueueingTest, AKilledWorkerFailsItsRequestAndIsRestarted) {
   EXPECT_NE(failed.body.find("restarting"), std::string::npos) << failed.body;
   open_gate();
   // Not ready until the worker is back, then serving again.
-  bool back = false;
-  for (int i = 0; i < 600 && !back; ++i) {
-    back = get("/v2/models/gated/ready").status == 200;
-    if (!back) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ASSERT_TRUE(back);
+  ASSERT_TRUE(eventually([&] { return get("/v2/models/gated/ready").status == 200; }));
   EXPECT_EQ(post("/v2/models/gated/infer", gated_request_json()).status, 200);
   EXPECT_NE(log_text_.str().find("is back"), std::string::npos) << log_text_.str();
 }
@@ -165,9 +157,7 @@ TEST_F(QueueingTest, ADrainAnswersWhatItAcceptedAndRefusesTheRest) {
   std::future<Answer> queued_request = infer_async();
   ASSERT_TRUE(wait_queued(1));
   std::future<bool> drained = std::async(std::launch::async, [this] { return server_->drain(); });
-  for (int i = 0; i < 500 && server_->ready(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  eventually([&] { return !server_->ready(); });
   EXPECT_EQ(get("/v2/health/ready").json(), nlohmann::json({{"ready", false}}));
   const Answer refused = post("/v2/models/gated/infer", gated_request_json());
   EXPECT_EQ(refused.status, 503);
@@ -189,12 +179,9 @@ TEST_F(QueueingTest, AReloadLetsTheRequestInFlightFinishOnItsVersion) {
       std::async(std::launch::async, [this] { return post("/v2/repository/models/gated/load"); });
   // The new version serves as soon as it is open; the old one still holds
   // the first request, and the reload answers once that one is done.
-  bool swapped = false;
-  for (int i = 0; i < 600 && !swapped; ++i) {
-    swapped = log_text_.str().find("replacing the versions") != std::string::npos;
-    if (!swapped) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ASSERT_TRUE(swapped) << log_text_.str();
+  ASSERT_TRUE(eventually([&] {
+    return log_text_.str().find("replacing the versions") != std::string::npos;
+  })) << log_text_.str();
   EXPECT_EQ(reload.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout);
   open_gate();
   EXPECT_EQ(running.get().status, 200);
@@ -213,21 +200,13 @@ TEST_F(PollTest, APollLoadsNewVersionsAndUnloadsWhatDisappeared) {
   EXPECT_EQ(get("/v2/models/add").json()["versions"], nlohmann::json({"1"}));
   fs::create_directories(repository_ / "add" / "2");
   fs::copy_file(repository_ / "add" / "1" / "model.onnx", repository_ / "add" / "2" / "model.onnx");
-  bool reloaded = false;
-  for (int i = 0; i < 300 && !reloaded; ++i) {
-    reloaded =
-        get("/v2/models/add").json().value("versions", nlohmann::json()) == nlohmann::json({"2"});
-    if (!reloaded) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ASSERT_TRUE(reloaded);
+  ASSERT_TRUE(eventually([&] {
+    return get("/v2/models/add").json().value("versions", nlohmann::json()) ==
+           nlohmann::json({"2"});
+  }));
   EXPECT_EQ(post("/v2/models/add/versions/2/infer", add_request_json()).status, 200);
   fs::remove_all(repository_ / "add");
-  bool gone = false;
-  for (int i = 0; i < 300 && !gone; ++i) {
-    gone = get("/v2/models/add/ready").status == 400;
-    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  EXPECT_TRUE(gone);
+  EXPECT_TRUE(eventually([&] { return get("/v2/models/add/ready").status == 400; }));
   EXPECT_EQ(post("/v2/models/add/infer", add_request_json()).status, 404);
 }
 

@@ -97,12 +97,17 @@ std::string gated_request_json(const std::string& parameters) {
          parameters + "}";
 }
 
-bool wait_for_file(const fs::path& path) {
-  for (int i = 0; i < 6000; ++i) {
-    if (fs::exists(path)) return true;
+bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return false;
+  return true;
+}
+
+bool wait_for_file(const fs::path& path) {
+  return eventually([&] { return fs::exists(path); });
 }
 
 }  // namespace inferlab::serve

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -62,6 +64,10 @@ class ServerFixture : public ::testing::Test {
 std::string add_request_json(const std::string& id = "");
 // A KServe request of the gated model's input [1, 4].
 std::string gated_request_json(const std::string& parameters = "{}");
+// Polls `condition` every 10 ms until it holds or `limit` passes (a bound
+// against hanging, never a timing assertion); whether it held.
+bool eventually(const std::function<bool()>& condition,
+                std::chrono::milliseconds limit = std::chrono::seconds(60));
 // Waits (up to 60 s) until `path` exists.
 bool wait_for_file(const std::filesystem::path& path);
 
