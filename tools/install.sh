@@ -17,6 +17,7 @@ apt_packages=(
   libtorch-dev libgfortran5 libgomp1
   libssl-dev chromium
   libboost-dev curl wrk
+  libturbojpeg0-dev libspng-dev python3-pil python3-skimage
 )
 
 missing=()
