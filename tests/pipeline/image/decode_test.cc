@@ -118,5 +118,25 @@ TEST_F(DecodeCases, GrayOutputAndThePixelLimit) {
   }
 }
 
+TEST_F(DecodeCases, AFileOverTheSizeLimitOrMissingIsRefusedByName) {
+  DecodeOptions options;
+  options.max_file_bytes = 1000;
+  const std::string file = (*directory_ / "astronaut.png").string();
+  try {
+    decode_image_file(file, options);
+    FAIL() << "read a file over the size limit";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ErrorCode::kLimitExceeded);
+    EXPECT_NE(std::string(error.what()).find(file), std::string::npos) << error.what();
+  }
+  try {
+    decode_image_file((*directory_ / "nothing.png").string());
+    FAIL() << "decoded a missing file";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ErrorCode::kNotFound);
+    EXPECT_NE(std::string(error.what()).find("nothing.png"), std::string::npos) << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace inferlab::pipeline

@@ -1,6 +1,7 @@
 #include "inferlab/pipeline/image/decode.h"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <vector>
@@ -38,6 +39,14 @@ Image decode_image(std::span<const uint8_t> bytes, const DecodeOptions& options,
 }
 
 Image decode_image_file(const std::string& path, const DecodeOptions& options) {
+  std::error_code error;
+  const uint64_t size = std::filesystem::file_size(path, error);
+  if (error)
+    fail(ErrorCode::kNotFound, "{}: cannot open the image file ({})", path, error.message());
+  if (size > options.max_file_bytes) {
+    fail(ErrorCode::kLimitExceeded, "{}: the file has {} bytes, more than {}", path, size,
+         options.max_file_bytes);
+  }
   std::ifstream file(path, std::ios::binary);
   if (!file) fail(ErrorCode::kNotFound, "{}: cannot open the image file", path);
   const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(file)),

@@ -21,6 +21,8 @@ ImageFormat sniff_image_format(std::span<const uint8_t> bytes);
 struct DecodeOptions {
   // Width x height beyond which a file is refused (about 8K x 8K by default).
   uint64_t max_pixels = uint64_t{64} << 20;
+  // decode_image_file refuses larger files before reading them.
+  uint64_t max_file_bytes = uint64_t{256} << 20;
   // The size the image is about to be resized to (0: unknown). A JPEG at
   // least twice that size in both directions is decoded at 1/2, 1/4 or 1/8
   // scale by the DCT itself, never smaller than the target.

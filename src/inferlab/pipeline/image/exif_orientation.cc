@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "inferlab/pipeline/image/jpeg_segments.h"
+
 namespace inferlab::pipeline {
 
 namespace {
@@ -60,22 +62,12 @@ int orientation_in_exif(std::span<const uint8_t> payload) {
 }  // namespace
 
 int jpeg_exif_orientation(std::span<const uint8_t> jpeg) {
-  if (jpeg.size() < 4 || jpeg[0] != 0xFF || jpeg[1] != 0xD8) return 1;
-  size_t at = 2;
-  // Segments until the image data starts: FF, marker, big-endian length
-  // (which counts itself), payload.
-  while (at + 4 <= jpeg.size() && jpeg[at] == 0xFF) {
-    const uint8_t marker = jpeg[at + 1];
-    if (marker == 0xDA || marker == 0xD9) break;  // start of scan, end of image
-    const size_t length = (static_cast<size_t>(jpeg[at + 2]) << 8) | jpeg[at + 3];
-    if (length < 2 || at + 2 + length > jpeg.size()) break;
-    if (marker == 0xE1) {
-      const int orientation = orientation_in_exif(jpeg.subspan(at + 4, length - 2));
-      if (orientation != 1) return orientation;
-    }
-    at += 2 + length;
-  }
-  return 1;
+  int orientation = 1;
+  find_jpeg_segment(jpeg, 0xE1, [&](std::span<const uint8_t> payload) {
+    orientation = orientation_in_exif(payload);
+    return orientation != 1;
+  });
+  return orientation;
 }
 
 Image apply_orientation(const Image& image, int orientation) {

@@ -7,6 +7,7 @@
 
 #include "inferlab/core/error.h"
 #include "inferlab/pipeline/image/exif_orientation.h"
+#include "inferlab/pipeline/image/jpeg_segments.h"
 
 namespace inferlab::pipeline {
 
@@ -39,16 +40,9 @@ tjscalingfactor scaling_for(int width, int height, const DecodeOptions& options)
 // Photoshop and most writers of CMYK JPEGs store the inks inverted and say
 // so with an Adobe APP14 segment (PIL reads them the same way).
 bool has_adobe_segment(std::span<const uint8_t> jpeg) {
-  size_t at = 2;
-  while (at + 4 <= jpeg.size() && jpeg[at] == 0xFF && jpeg[at + 1] != 0xDA) {
-    const size_t length = (static_cast<size_t>(jpeg[at + 2]) << 8) | jpeg[at + 3];
-    if (length < 2 || at + 2 + length > jpeg.size()) break;
-    if (jpeg[at + 1] == 0xEE && length >= 7 && std::memcmp(&jpeg[at + 4], "Adobe", 5) == 0) {
-      return true;
-    }
-    at += 2 + length;
-  }
-  return false;
+  return !find_jpeg_segment(jpeg, 0xEE, [](std::span<const uint8_t> payload) {
+            return payload.size() >= 5 && std::memcmp(payload.data(), "Adobe", 5) == 0;
+          }).empty();
 }
 
 // CMYK to RGB as PIL converts: each channel (255 - ink) * (255 - black) / 255.
